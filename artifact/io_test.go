@@ -1,0 +1,93 @@
+package artifact
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sample() *Artifact {
+	r := 2.0
+	return &Artifact{
+		Schema: Schema, Tool: "bench-bridge test", Target: "linux", Program: ProgramBridge, Codec: "json", Complete: true,
+		StartedAt: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
+		Cases: []Case{{Name: "ref_js_loop", Iterations: 100, SamplesNs: []float64{10, 11, 12}, MedianNs: 11,
+			CILowNs: 10, CIHighNs: 12, CILevel: 0.75, RatioToRef: &r}},
+		Failures: []Failure{}, Warnings: []string{},
+	}
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "a.json")
+	if err := Write(path, sample()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Target != "linux" || got.Case("ref_js_loop") == nil || *got.Case("ref_js_loop").RatioToRef != 2 {
+		t.Fatalf("round trip lost data: %+v", got)
+	}
+	// No temporary files are left beside the artifact.
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Fatalf("want only the artifact in its directory, have %d entries", len(entries))
+	}
+}
+
+func TestReadErrorsNameTheFileAndPlace(t *testing.T) {
+	valid, err := os.ReadFile(writeTemp(t, sample()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, data, want string
+	}{
+		{"empty", "", "empty file"},
+		{"truncated", string(valid[:len(valid)/2]), "truncated JSON"},
+		{"syntax", "{\n  \"schema\": 1,\n  \"target\": linux\n}", "line 3, column"},
+		{"foreign", `{"name": "left-pad", "version": "1.3.0"}`, "not a bench-bridge artifact"},
+		{"future schema", `{"schema": 99}`, "schema 99 is not supported"},
+		{"wrong type", strings.Replace(string(valid), `"iterations": 100`, `"iterations": "many"`, 1), `field "cases.iterations"`},
+		{"bad program", strings.Replace(string(valid), `"program": "bridge"`, `"program": "banana"`, 1), `"program" is "banana"`},
+		{"no samples", strings.Replace(string(valid), `"samples_ns": [
+        10,
+        11,
+        12
+      ]`, `"samples_ns": []`, 1), `cases[0] (ref_js_loop): field "samples_ns" is empty`},
+		{"interval", strings.Replace(string(valid), `"ci_high_ns": 12`, `"ci_high_ns": 10.5`, 1), "does not contain median_ns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "bad.json")
+			os.WriteFile(path, []byte(tt.data), 0o644)
+			_, err := Read(path)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			if !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q: want it to start with the file name and contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func writeTemp(t *testing.T, a *Artifact) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "a.json")
+	if err := Write(path, a); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestFormatNs(t *testing.T) {
+	for ns, want := range map[float64]string{0.5: "0.50ns", 26.34: "26.3ns", 999.9: "1.00µs", 4213: "4.21µs", 105e6: "105ms", 2.5e9: "2.50s"} {
+		if got := FormatNs(ns); got != want {
+			t.Errorf("FormatNs(%v) = %q, want %q", ns, got, want)
+		}
+	}
+}

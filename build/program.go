@@ -1,0 +1,102 @@
+package build
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	benchbridge "github.com/bench-bridge/bench-bridge"
+	"github.com/bench-bridge/bench-bridge/artifact"
+)
+
+// Program is a bench program built for a toolchain, ready to push to a target.
+type Program struct {
+	Kind     string // artifact.ProgramBridge or artifact.ProgramFloor
+	Codec    string // the bridge's codec; empty for the floor
+	Path     string // the local binary
+	Compiler string // the compiler's version line
+	CFlags   string
+}
+
+// Codecs lists the reference bridge's codecs.
+var Codecs = []string{"json"}
+
+// BuildProgram links the floor or the reference bridge with lib, or returns the cached binary built from the same
+// sources, library and flags.
+func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec string, log io.Writer) (*Program, error) {
+	var main string
+	switch kind {
+	case artifact.ProgramFloor:
+		main, codec = benchbridge.Floor, ""
+	case artifact.ProgramBridge:
+		if !slices.Contains(Codecs, codec) {
+			return nil, fmt.Errorf("unknown codec %q (have %s)", codec, strings.Join(Codecs, ", "))
+		}
+		main = benchbridge.Bridge
+	default:
+		return nil, fmt.Errorf("unknown program kind %q", kind)
+	}
+	files := map[string][]byte{}
+	for _, name := range []string{benchbridge.Harness, benchbridge.HarnessHeader, main} {
+		b, err := benchbridge.CSources.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		files[filepath.Base(name)] = b
+	}
+	defines := []string{"-DBB_CODEC_" + strings.ToUpper(codec)}
+	if codec == "" {
+		defines = nil
+	}
+	keyParts := []string{kind, codec, lib.Compiler, strings.Join(lib.Objects, " "), strings.Join(tc.CFlags, " "), strings.Join(tc.LDFlags, " ")}
+	for name, b := range files {
+		keyParts = append(keyParts, name, string(b))
+	}
+	cache, err := CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	name := kind
+	if codec != "" {
+		name += "-" + codec
+	}
+	dir := filepath.Join(cache, "programs", tc.Name+"-"+name+"-"+hashOf(keyParts...))
+	prog := &Program{Kind: kind, Codec: codec, Path: filepath.Join(dir, name), Compiler: lib.Compiler,
+		CFlags: strings.Join(append(append([]string{}, tc.CFlags...), defines...), " ")}
+	if _, err := os.Stat(prog.Path); err == nil {
+		return prog, nil
+	}
+	unlock, err := lockFile(dir + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if _, err := os.Stat(prog.Path); err == nil {
+		return prog, nil
+	}
+	fmt.Fprintf(log, "building %s for %s\n", name, tc.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	for n, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	// Link to a temporary name first: a binary at prog.Path is always a complete one.
+	args := append([]string{}, defines...)
+	args = append(args, "-I", lib.Src, "-I", dir, filepath.Join(dir, "harness.c"), filepath.Join(dir, filepath.Base(main)))
+	args = append(append(args, lib.Objects...), tc.LDFlags...)
+	args = append(args, "-o", prog.Path+".tmp")
+	if err := tc.compile(ctx, dir, args...); err != nil {
+		return nil, fmt.Errorf("building %s: %w", name, err)
+	}
+	if err := os.Rename(prog.Path+".tmp", prog.Path); err != nil {
+		return nil, err
+	}
+	return prog, nil
+}

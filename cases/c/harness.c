@@ -1,0 +1,818 @@
+/* harness.c: main() of every bench program, speaking docs/protocol.md, plus what the floor and the reference
+ * bridge share (case scripts, host-side work, QuickJS helpers) so that they differ only in the crossing. */
+#include "harness.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ==== Timing ==== */
+
+uint64_t bb_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* time_t is 32 bits on some ARM targets: widen before multiplying. */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* timer_overhead returns the median cost of one back-to-back clock read pair. */
+static uint64_t timer_overhead(void)
+{
+	enum { PAIRS = 101 };
+	uint64_t d[PAIRS];
+	int i;
+
+	for (i = 0; i < PAIRS; i++) {
+		uint64_t t0 = bb_now_ns();
+		uint64_t t1 = bb_now_ns();
+		d[i] = t1 - t0;
+	}
+	qsort(d, PAIRS, sizeof d[0], cmp_u64);
+	return d[PAIRS / 2];
+}
+
+volatile double bb_sink;
+
+/* ==== Errors ==== */
+
+static char error_msg[1024];
+
+void bb_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(error_msg, sizeof error_msg, fmt, ap);
+	va_end(ap);
+}
+
+/* print_error prints one `error CASE MESSAGE` record; the message must stay on its line. */
+static void print_error(const char *name, const char *msg)
+{
+	char line[sizeof error_msg];
+	size_t i;
+
+	snprintf(line, sizeof line, "%s", msg[0] ? msg : "failed");
+	for (i = 0; line[i]; i++)
+		if (line[i] == '\n' || line[i] == '\r')
+			line[i] = ' ';
+	printf("error %s %s\n", name, line);
+	fflush(stdout);
+}
+
+/* ==== The protocol ==== */
+
+#define MAX_UNITS UINT64_C(1000000000) /* Google Benchmark's cap on iterations */
+
+typedef struct options {
+	uint64_t min_time_ns;
+	uint64_t samples;
+	uint64_t warmup_ns;
+	int warmup_set;
+} options;
+
+static const bb_case *find_case(const char *name)
+{
+	int i;
+
+	for (i = 0; i < bb_ncases; i++)
+		if (strcmp(bb_cases[i].name, name) == 0)
+			return &bb_cases[i];
+	return NULL;
+}
+
+/* timed_run runs n units and stores their wall time and op count. */
+static int timed_run(const bb_case *c, void *state, uint64_t n, uint64_t *ns, uint64_t *ops)
+{
+	uint64_t t0, t1;
+	int rc;
+
+	*ops = 0;
+	t0 = bb_now_ns();
+	rc = c->run(state, n, ops);
+	t1 = bb_now_ns();
+	*ns = t1 - t0;
+	return rc;
+}
+
+/* next_units grows n as Google Benchmark does: by the ratio still missing to reach target_ns, times 1.4, at most
+ * 10x per step and at least by one. */
+static uint64_t next_units(uint64_t n, uint64_t ns, uint64_t target_ns)
+{
+	double mult = 10.0, next;
+
+	if (ns > 0) {
+		mult = (double)target_ns * 1.4 / (double)ns;
+		if (mult > 10.0)
+			mult = 10.0;
+	}
+	next = (double)n * mult;
+	if (next < (double)n + 1.0)
+		next = (double)n + 1.0;
+	if (next > (double)MAX_UNITS)
+		next = (double)MAX_UNITS;
+	return (uint64_t)next;
+}
+
+/* measure does warm-up, calibration and samples for one set-up case; -1 when the case failed. */
+static int measure(const bb_case *c, void *state, const options *o)
+{
+	uint64_t n = 1, ns = 0, ops = 0, spent = 0, i;
+
+	while (spent < o->warmup_ns) {
+		if (timed_run(c, state, n, &ns, &ops) < 0)
+			return -1;
+		spent += ns;
+		if (spent < o->warmup_ns)
+			n = next_units(n, ns, o->warmup_ns - spent);
+	}
+
+	for (n = 1;; n = next_units(n, ns, o->min_time_ns)) {
+		if (timed_run(c, state, n, &ns, &ops) < 0)
+			return -1;
+		if (ns >= o->min_time_ns || n >= MAX_UNITS)
+			break;
+	}
+	printf("calibrated %s %" PRIu64 "\n", c->name, ops);
+	fflush(stdout);
+
+	for (i = 0; i < o->samples; i++) {
+		if (timed_run(c, state, n, &ns, &ops) < 0)
+			return -1;
+		printf("sample %s %" PRIu64 " %" PRIu64 "\n", c->name, ops, ns);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+/* setup_case runs a case's setup; on failure it has torn down what was made and printed nothing. */
+static int setup_case(const bb_case *c, void **state)
+{
+	*state = NULL;
+	error_msg[0] = '\0';
+	if (c->setup(c, state) == 0)
+		return 0;
+	if (*state)
+		c->teardown(*state);
+	*state = NULL;
+	return -1;
+}
+
+static void run_case(const char *name, const options *o)
+{
+	const bb_case *c = find_case(name);
+	void *state;
+
+	if (!c) {
+		print_error(name, "unknown case");
+		return;
+	}
+	printf("begin %s\n", name);
+	fflush(stdout);
+	if (setup_case(c, &state) < 0) {
+		print_error(name, error_msg);
+	} else {
+		if (measure(c, state, o) < 0)
+			print_error(name, error_msg);
+		c->teardown(state);
+	}
+	printf("end %s\n", name);
+	fflush(stdout);
+}
+
+static const char *compiler_version(void)
+{
+#if defined(__clang__)
+	return __VERSION__; /* clang's own string names it ("Clang 16.0.6", "Apple LLVM ...") */
+#elif defined(__GNUC__)
+	return "gcc " __VERSION__;
+#else
+	return "unknown";
+#endif
+}
+
+#if defined(BB_QUICKJS_VERSION)
+#define QUICKJS_VERSION BB_QUICKJS_VERSION
+#elif defined(CONFIG_VERSION)
+#define QUICKJS_VERSION CONFIG_VERSION
+#else
+#define QUICKJS_VERSION "2025-04-26" /* the pinned source; quickjs.h has no version macro */
+#endif
+
+static void print_header(void)
+{
+	printf("bench-bridge-protocol 1\n");
+	printf("meta program %s\n", bb_program);
+	if (bb_codec)
+		printf("meta codec %s\n", bb_codec);
+	printf("meta quickjs %s\n", QUICKJS_VERSION);
+	printf("meta compiler %s\n", compiler_version());
+	fflush(stdout);
+	printf("timer_overhead_ns %" PRIu64 "\n", timer_overhead());
+	fflush(stdout);
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: %s list\n"
+			"       %s run [--min-time-ns N] [--samples N] [--warmup-ns N] [CASE ...]\n"
+			"       %s loop CASE SECONDS\n",
+		bb_program, bb_program, bb_program);
+	return 2;
+}
+
+/* parse_u64 accepts decimal digits only (no sign, no spaces). */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* parse_flag reads the --name N or --name=N flag at argv[*i]. Returns 0, or -1 after a message on stderr. */
+static int parse_flag(int argc, char **argv, int *i, options *o)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} flags[] = {
+		{"--min-time-ns", offsetof(options, min_time_ns)},
+		{"--samples", offsetof(options, samples)},
+		{"--warmup-ns", offsetof(options, warmup_ns)},
+	};
+	const char *arg = argv[*i], *val;
+	size_t k, len;
+
+	for (k = 0; k < sizeof flags / sizeof flags[0]; k++) {
+		len = strlen(flags[k].name);
+		if (strncmp(arg, flags[k].name, len) == 0 && (arg[len] == '\0' || arg[len] == '='))
+			break;
+	}
+	if (k == sizeof flags / sizeof flags[0]) {
+		fprintf(stderr, "%s: unknown flag: %s\n", bb_program, arg);
+		return -1;
+	}
+	if (arg[len] == '=') {
+		val = arg + len + 1;
+	} else if (*i + 1 < argc) {
+		val = argv[++*i];
+	} else {
+		fprintf(stderr, "%s: %s needs a value\n", bb_program, arg);
+		return -1;
+	}
+	if (parse_u64(val, (uint64_t *)(void *)((char *)o + flags[k].off)) < 0) {
+		fprintf(stderr, "%s: %s: not a non-negative integer: %s\n", bb_program, flags[k].name, val);
+		return -1;
+	}
+	if (flags[k].off == offsetof(options, warmup_ns))
+		o->warmup_set = 1;
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	options o = {50000000u, 10, 0, 0};
+	char **names = argv; /* the case names, compacted in place: argv is ours */
+	int i, nnames = 0;
+
+	for (i = 0; i < argc; i++) {
+		if (strncmp(argv[i], "--", 2) != 0)
+			names[nnames++] = argv[i];
+		else if (parse_flag(argc, argv, &i, &o) < 0)
+			return 2;
+	}
+	if (o.samples == 0) {
+		fprintf(stderr, "%s: --samples must be at least 1\n", bb_program);
+		return 2;
+	}
+	if (!o.warmup_set)
+		o.warmup_ns = o.min_time_ns;
+
+	print_header();
+	for (i = 0; i < nnames; i++)
+		run_case(names[i], &o);
+	if (nnames == 0)
+		for (i = 0; i < bb_ncases; i++)
+			run_case(bb_cases[i].name, &o);
+	return 0;
+}
+
+/* cmd_loop runs a case in chunks of about 10 ms until SECONDS have passed, for a profiler. */
+static int cmd_loop(int argc, char **argv)
+{
+	const uint64_t chunk_ns = 10000000u;
+	const bb_case *c;
+	uint64_t n = 1, ns, ops, total_ops = 0, limit_ns, start, elapsed = 0;
+	double secs;
+	char *end;
+	void *state;
+
+	if (argc != 2)
+		return usage();
+	c = find_case(argv[0]);
+	if (!c) {
+		fprintf(stderr, "%s: unknown case: %s\n", bb_program, argv[0]);
+		return 2;
+	}
+	errno = 0;
+	secs = strtod(argv[1], &end);
+	if (errno || *end || end == argv[1] || !(secs > 0) || secs > 1e6) {
+		fprintf(stderr, "%s: SECONDS must be a positive number: %s\n", bb_program, argv[1]);
+		return 2;
+	}
+	limit_ns = (uint64_t)(secs * 1e9);
+
+	if (setup_case(c, &state) < 0) {
+		print_error(c->name, error_msg);
+		return 1;
+	}
+	start = bb_now_ns();
+	while (elapsed < limit_ns) {
+		if (timed_run(c, state, n, &ns, &ops) < 0) {
+			print_error(c->name, error_msg);
+			c->teardown(state);
+			return 1;
+		}
+		total_ops += ops;
+		if (ns < chunk_ns)
+			n = next_units(n, ns, chunk_ns);
+		elapsed = bb_now_ns() - start;
+	}
+	c->teardown(state);
+	printf("loop %s %" PRIu64 " %" PRIu64 "\n", c->name, total_ops, elapsed);
+	fflush(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	if (argc < 2)
+		return usage();
+	if (strcmp(argv[1], "list") == 0) {
+		if (argc != 2)
+			return usage();
+		for (i = 0; i < bb_ncases; i++)
+			printf("%s\n", bb_cases[i].name);
+		fflush(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "run") == 0)
+		return cmd_run(argc - 2, argv + 2);
+	if (strcmp(argv[1], "loop") == 0)
+		return cmd_loop(argc - 2, argv + 2);
+	fprintf(stderr, "%s: unknown command: %s\n", bb_program, argv[1]);
+	return usage();
+}
+
+/* ==== The cases' JavaScript ==== */
+
+/* Evaluated before every case script. expect() shows short values only, so a 64 KiB string never lands in an
+ * error line. */
+static const char js_prelude[] =
+	"function expect(got, want, what) {\n"
+	"  if (got === want) return;\n"
+	"  const show = v => { const s = String(v); return s.length <= 60 ? s : s.slice(0, 60) + '...'; };\n"
+	"  throw new Error(what + ': got ' + show(got) + ', want ' + show(want));\n"
+	"}\n";
+
+/* The loop of script_to_host_scalar with host_add replaced by its arithmetic. */
+static const char js_ref[] =
+	"function bench(n) {\n"
+	"  let s = 0;\n"
+	"  for (let i = 0; i < n; i++) s = (s + i) % 1000003;\n"
+	"  return s;\n"
+	"}\n"
+	"expect(bench(2000), 998997, 'bench(2000)');\n";
+
+static const char js_scalar[] =
+	"function bench(n) {\n"
+	"  let s = 0;\n"
+	"  for (let i = 0; i < n; i++) s = host_add(s, i);\n"
+	"  return s;\n"
+	"}\n"
+	"expect(bench(2000), 998997, 'bench(2000)');\n";
+
+/* S holds exactly N UTF-8 bytes, ASCII and non-ASCII mixed; host_upper returns a string of the same length with
+ * its ASCII letters upper-cased, so both directions carry N bytes and the host touches every byte. */
+#define JS_STRING(N)                                                                                          \
+	"function mkstr(nb) {\n"                                                                              \
+	"  const unit = 'ab \\u00e9\\u20ac cd ';  // 12 UTF-8 bytes: 7 ASCII, 2 for e-acute, 3 for euro\n"   \
+	"  const k = Math.floor(nb / 12);\n"                                                                  \
+	"  return [unit.repeat(k), 'a'.repeat(nb - 12 * k)].join('');  // one flat string, not a rope\n"      \
+	"}\n"                                                                                                 \
+	"function utf8len(s) {  // S has no surrogate pairs\n"                                               \
+	"  let n = 0;\n"                                                                                      \
+	"  for (let i = 0; i < s.length; i++) { const c = s.charCodeAt(i); n += c < 0x80 ? 1 : c < 0x800 ? 2 : 3; }\n" \
+	"  return n;\n"                                                                                       \
+	"}\n"                                                                                                 \
+	"var S = mkstr(" #N ");\n"                                                                            \
+	"expect(utf8len(S), " #N ", 'UTF-8 length of S');\n"                                                  \
+	"expect(host_upper(S), S.replace(/[a-z]/g, c => c.toUpperCase()), 'host_upper(S)');\n"               \
+	"function bench(n) {\n"                                                                               \
+	"  let s = 0;\n"                                                                                      \
+	"  for (let i = 0; i < n; i++) s += host_upper(S).length;\n"                                         \
+	"  return s;\n"                                                                                       \
+	"}\n"
+
+/* O is bb_obj_sample(i) in JavaScript; keep them alike. */
+static const char js_object[] =
+	"var O = {id: 0, name: 'node-\\u00e9', x: 1.5, y: 2.25, tags: ['a', 'bb', 'ccc'], pos: {a: 3, b: 4}};\n"
+	"function bench(n) {\n"
+	"  let s = 0;\n"
+	"  for (let i = 0; i < n; i++) {\n"
+	"    O.id = i;\n"
+	"    const r = host_obj(O);\n"
+	"    s = (s + r.id + r.x) % 1000003;\n"
+	"  }\n"
+	"  return s;\n"
+	"}\n"
+	"O.id = 41;\n"
+	"expect(JSON.stringify(host_obj(O)), '{\"id\":42,\"ok\":true,\"x\":3.75}', 'host_obj(O)');\n";
+
+static const char js_array[] =
+	"var A = [];\n"
+	"for (let i = 0; i < 64; i++) A.push(i * 0.5);\n"
+	"function bench(n) {\n"
+	"  let s = 0;\n"
+	"  for (let i = 0; i < n; i++) {\n"
+	"    A[0] = i;\n"
+	"    s = (s + host_sum(A)) % 1000003;\n"
+	"  }\n"
+	"  return s;\n"
+	"}\n"
+	"expect(host_sum(A), 1008, 'host_sum(A)');\n";
+
+/* The function the host calls is bb_add in JavaScript. */
+static const char js_h2s_scalar[] = "function add(a, b) { return (a + b) % 1000003; }\n";
+
+/* The function the host calls is bb_obj_host in JavaScript. */
+static const char js_h2s_object[] = "function obj(o) { return {id: o.id + 1, ok: true, x: o.x + o.y}; }\n";
+
+static const char js_callback[] = "host_register(function (x, y) { return (x + y) % 1000003; });\n";
+
+static const char js_error[] =
+	"function bench(n) {\n"
+	"  let s = 0;\n"
+	"  for (let i = 0; i < n; i++) {\n"
+	"    try { host_fail(i); } catch (e) { s += e.message.length; }\n"
+	"  }\n"
+	"  return s;\n"
+	"}\n"
+	"let caught = null;\n"
+	"try { host_fail(12); } catch (e) { caught = e; }\n"
+	"expect(caught instanceof Error, true, 'host_fail(12) threw an Error');\n"
+	"expect(caught.message, 'host_fail: refused 12', 'its message');\n";
+
+/* Mutation m of a bench run sets node m & 63, key (m >> 3) & 7 to m / 2; bb_ui_check replays it. */
+static const char js_ui_calls[] =
+	"var KEYS = ['x', 'y', 'w', 'h', 'color', 'text', 'opacity', 'visible'];\n"
+	"function bench(n) {\n"
+	"  for (let f = 0; f < n; f++) {\n"
+	"    const base = f * 16;\n"
+	"    for (let k = 0; k < 16; k++) {\n"
+	"      const m = base + k;\n"
+	"      set_prop(m & 63, KEYS[(m >> 3) & 7], m * 0.5);\n"
+	"    }\n"
+	"  }\n"
+	"  return n;\n"
+	"}\n";
+
+/* The same mutations as (node, key index, value) triples in one typed array, sent once per frame. */
+static const char js_ui_buffer[] =
+	"var BUF = new Float64Array(48);\n"
+	"function bench(n) {\n"
+	"  for (let f = 0; f < n; f++) {\n"
+	"    const base = f * 16;\n"
+	"    for (let k = 0; k < 16; k++) {\n"
+	"      const m = base + k;\n"
+	"      BUF[3 * k] = m & 63;\n"
+	"      BUF[3 * k + 1] = (m >> 3) & 7;\n"
+	"      BUF[3 * k + 2] = m * 0.5;\n"
+	"    }\n"
+	"    apply_ops(BUF);\n"
+	"  }\n"
+	"  return n;\n"
+	"}\n";
+
+static const char js_bytes[] =
+	"var B = new Uint8Array(65536);\n"
+	"for (let i = 0; i < B.length; i++) B[i] = (i * 31 + 7) & 255;\n"
+	"function bench(n) {\n"
+	"  let s = 0;\n"
+	"  for (let i = 0; i < n; i++) s = (s + host_bytes(B)) % 1000003;\n"
+	"  return s;\n"
+	"}\n"
+	"let want = 0;\n"
+	"for (let i = 0; i < B.length; i++) want += B[i];\n"
+	"expect(host_bytes(B), want, 'host_bytes(B)');\n";
+
+static const struct {
+	const char *name;
+	const char *src;
+} scripts[] = {
+	{"ref_js_loop", js_ref},
+	{"script_to_host_scalar", js_scalar},
+	{"script_to_host_string_16", JS_STRING(16)},
+	{"script_to_host_string_1k", JS_STRING(1024)},
+	{"script_to_host_string_64k", JS_STRING(65536)},
+	{"script_to_host_object", js_object},
+	{"script_to_host_array", js_array},
+	{"host_to_script_scalar", js_h2s_scalar},
+	{"host_to_script_object", js_h2s_object},
+	{"callback", js_callback},
+	{"error_host_to_script", js_error},
+	{"ui_ops_calls", js_ui_calls},
+	{"ui_ops_buffer", js_ui_buffer},
+	{"bytes_64k", js_bytes},
+};
+
+const char *bb_case_script(const char *case_name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof scripts / sizeof scripts[0]; i++)
+		if (strcmp(scripts[i].name, case_name) == 0)
+			return scripts[i].src;
+	return NULL;
+}
+
+/* ==== Host-side work ==== */
+
+double bb_add(double a, double b)
+{
+	return fmod(a + b, BB_MOD); /* JavaScript's % on numbers is fmod */
+}
+
+void bb_upper_ascii(char *dst, const char *src, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		char c = src[i];
+		dst[i] = (c >= 'a' && c <= 'z') ? (char)(c - 'a' + 'A') : c;
+	}
+}
+
+bb_obj_in bb_obj_sample(int32_t id)
+{
+	static const char name[] = "node-\xc3\xa9"; /* "node-é" in UTF-8, as in js_object */
+	bb_obj_in o;
+
+	o.id = id;
+	o.name.p = name;
+	o.name.len = sizeof name - 1;
+	o.x = 1.5;
+	o.y = 2.25;
+	o.tags[0].p = "a";
+	o.tags[0].len = 1;
+	o.tags[1].p = "bb";
+	o.tags[1].len = 2;
+	o.tags[2].p = "ccc";
+	o.tags[2].len = 3;
+	o.pos_a = 3;
+	o.pos_b = 4;
+	return o;
+}
+
+bb_obj_out bb_obj_host(const bb_obj_in *in)
+{
+	bb_obj_out out;
+
+	out.id = (int32_t)((uint32_t)in->id + 1u); /* wraps instead of overflowing; ids stay far below 2^31 */
+	out.ok = 1;
+	out.x = in->x + in->y;
+	return out;
+}
+
+double bb_sum(const double *v, size_t n)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s += v[i];
+	return s;
+}
+
+static const char *const ui_keys[BB_UI_KEYS] = {"x", "y", "w", "h", "color", "text", "opacity", "visible"};
+
+int bb_ui_key(const char *s, size_t len)
+{
+	int k;
+
+	for (k = 0; k < BB_UI_KEYS; k++)
+		if (strlen(ui_keys[k]) == len && memcmp(ui_keys[k], s, len) == 0)
+			return k;
+	return -1;
+}
+
+int bb_ui_set(bb_ui *ui, double id, double key, double value)
+{
+	/* the comparisons also refuse NaN */
+	if (!(id >= 0 && id < BB_UI_NODES) || !(key >= 0 && key < BB_UI_KEYS))
+		return -1;
+	ui->props[(int)id][(int)key] = value;
+	return 0;
+}
+
+int bb_ui_apply(bb_ui *ui, const double *ops, size_t n)
+{
+	size_t i;
+
+	if (n % 3 != 0)
+		return -1;
+	for (i = 0; i < n; i += 3)
+		if (bb_ui_set(ui, ops[i], ops[i + 1], ops[i + 2]) < 0)
+			return -1;
+	return 0;
+}
+
+int bb_ui_check(const bb_ui *ui, uint64_t frames)
+{
+	bb_ui want;
+	uint64_t m;
+	int id, k;
+
+	memset(&want, 0, sizeof want);
+	for (m = 0; m < frames * BB_UI_FRAME; m++)
+		want.props[m & 63][(m >> 3) & 7] = (double)m * 0.5;
+	for (id = 0; id < BB_UI_NODES; id++)
+		for (k = 0; k < BB_UI_KEYS; k++)
+			if (ui->props[id][k] != want.props[id][k]) {
+				bb_error("node %d key %s is %.17g, want %.17g", id, ui_keys[k], ui->props[id][k],
+					 want.props[id][k]);
+				return -1;
+			}
+	return 0;
+}
+
+double bb_bytes_sum(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0; /* 64 KiB of 255 fits */
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s += p[i];
+	return (double)s;
+}
+
+int bb_check_add(void *st, int (*call)(void *st, double a, double b, double *out))
+{
+	double got = 0, want = 0;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (call(st, got, i, &got) < 0)
+			return -1;
+		want = bb_add(want, i);
+	}
+	if (got != want) {
+		bb_error("100 calls of add(s, i) gave %.17g, want %.17g", got, want);
+		return -1;
+	}
+	return 0;
+}
+
+int bb_check_obj(void *st, int (*call)(void *st, const bb_obj_in *in, bb_obj_out *out))
+{
+	bb_obj_in in = bb_obj_sample(41);
+	bb_obj_out got, want = bb_obj_host(&in);
+
+	if (call(st, &in, &got) < 0)
+		return -1;
+	if (got.id != want.id || got.ok != want.ok || got.x != want.x) {
+		bb_error("obj(o) gave {id: %" PRId32 ", ok: %d, x: %.17g}, want {id: %" PRId32 ", ok: %d, x: %.17g}",
+			 got.id, got.ok, got.x, want.id, want.ok, want.x);
+		return -1;
+	}
+	return 0;
+}
+
+void bb_fail_message(char *buf, size_t size, int32_t i)
+{
+	snprintf(buf, size, "host_fail: refused %" PRId32, i);
+}
+
+/* ==== QuickJS helpers ==== */
+
+JSContext *bb_js_new(void *opaque)
+{
+	JSRuntime *rt = JS_NewRuntime();
+	JSContext *ctx;
+
+	if (!rt) {
+		bb_error("JS_NewRuntime failed");
+		return NULL;
+	}
+	ctx = JS_NewContext(rt);
+	if (!ctx) {
+		JS_FreeRuntime(rt);
+		bb_error("JS_NewContext failed");
+		return NULL;
+	}
+	JS_SetContextOpaque(ctx, opaque);
+	return ctx;
+}
+
+void bb_js_free(JSContext *ctx)
+{
+	JSRuntime *rt = JS_GetRuntime(ctx);
+
+	JS_FreeContext(ctx);
+	JS_FreeRuntime(rt);
+}
+
+void bb_js_exception_text(JSContext *ctx, char *buf, size_t size)
+{
+	JSValue exc = JS_GetException(ctx);
+	const char *s = JS_ToCString(ctx, exc); /* "Error: message" for Error objects */
+
+	if (s) {
+		snprintf(buf, size, "%s", s);
+		JS_FreeCString(ctx, s);
+	} else {
+		JS_FreeValue(ctx, JS_GetException(ctx)); /* the exception of the failed conversion */
+		snprintf(buf, size, "exception that cannot be converted to a string");
+	}
+	JS_FreeValue(ctx, exc);
+}
+
+int bb_js_fail(JSContext *ctx)
+{
+	bb_js_exception_text(ctx, error_msg, sizeof error_msg);
+	return -1;
+}
+
+static int eval(JSContext *ctx, const char *src, const char *file)
+{
+	JSValue v = JS_Eval(ctx, src, strlen(src), file, JS_EVAL_TYPE_GLOBAL);
+
+	if (JS_IsException(v))
+		return bb_js_fail(ctx);
+	JS_FreeValue(ctx, v);
+	return 0;
+}
+
+int bb_js_load(JSContext *ctx, const char *case_name, const char *fn_name, JSValue *fn)
+{
+	const char *src = bb_case_script(case_name);
+	JSValue global;
+
+	if (fn)
+		*fn = JS_UNDEFINED;
+	if (!src) {
+		bb_error("no script for case %s", case_name);
+		return -1;
+	}
+	if (eval(ctx, js_prelude, "prelude.js") < 0 || eval(ctx, src, case_name) < 0)
+		return -1;
+	if (!fn_name)
+		return 0;
+	global = JS_GetGlobalObject(ctx);
+	*fn = JS_GetPropertyStr(ctx, global, fn_name);
+	JS_FreeValue(ctx, global);
+	if (JS_IsException(*fn))
+		return bb_js_fail(ctx);
+	if (!JS_IsFunction(ctx, *fn)) {
+		bb_error("the script of %s defines no function %s", case_name, fn_name);
+		return -1;
+	}
+	return 0;
+}
+
+int bb_js_run_bench(JSContext *ctx, JSValueConst bench, uint64_t n, double *result)
+{
+	JSValue arg = JS_NewInt64(ctx, (int64_t)n);
+	JSValue r = JS_Call(ctx, bench, JS_UNDEFINED, 1, &arg);
+	int rc;
+
+	if (JS_IsException(r))
+		return bb_js_fail(ctx);
+	rc = JS_ToFloat64(ctx, result, r);
+	JS_FreeValue(ctx, r);
+	return rc < 0 ? bb_js_fail(ctx) : 0;
+}

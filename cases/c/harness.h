@@ -1,0 +1,160 @@
+/* harness.h: the bench program protocol (docs/protocol.md) shared by the floor and the reference bridge.
+ *
+ * A program links harness.c, which owns main(), and provides a case table. The harness parses the command line,
+ * measures the timer, warms up, calibrates, takes the samples and prints every record; a program only says how to
+ * set a case up, how to run n loop units of it and how to tear it down.
+ *
+ * Besides the protocol, this file declares what both QuickJS programs must share so that they differ only in how a
+ * value crosses the boundary: the JavaScript of every case, the host-side work, and a few QuickJS helpers. */
+#ifndef BB_HARNESS_H
+#define BB_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* quickjs.h is not -Wextra clean (unused ctx parameters, a function cast): keep its warnings out of ours. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wunknown-warning-option"
+#else
+#pragma GCC diagnostic ignored "-Wpragmas"
+#endif
+#pragma GCC diagnostic ignored "-Wcast-function-type"
+#endif
+#include "quickjs.h"
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+/* ---- What a program provides ---- */
+
+typedef struct bb_case bb_case;
+
+struct bb_case {
+	const char *name;
+	/* Creates what the case needs outside the timed region. Returns 0, or -1 after bb_error(). *state may be set
+	 * even on failure: teardown runs whenever *state is not NULL, so a setup can leave cleanup to it. */
+	int (*setup)(const bb_case *c, void **state);
+	/* Runs n loop units and stores the op count they make in *ops (16 per unit for ui_ops_*, else one).
+	 * Returns 0, or -1 after bb_error(). */
+	int (*run)(void *state, uint64_t n, uint64_t *ops);
+	void (*teardown)(void *state);
+};
+
+extern const bb_case bb_cases[];
+extern const int bb_ncases;
+extern const char *const bb_program; /* "floor" or "bridge": meta program */
+extern const char *const bb_codec;   /* "json", ...; NULL for none: meta codec */
+
+/* ---- What the harness offers ---- */
+
+/* bb_error records why the current case failed; the harness prints it as one `error CASE MESSAGE` line. */
+void bb_error(const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 1, 2)))
+#endif
+	;
+
+/* bb_now_ns reads the monotonic clock. */
+uint64_t bb_now_ns(void);
+
+/* bb_sink receives every timed result so that no work can be optimised away. */
+extern volatile double bb_sink;
+
+/* ---- The cases' JavaScript, the same in every program ----
+ *
+ * Script -> host cases define bench(n), whose loop makes n crossings, and check their host functions when the
+ * script is evaluated (an exception there fails the case). Host -> script cases define the function the host
+ * calls; callback hands one to host_register(). */
+
+/* bb_case_script returns the JavaScript source of the named case, or NULL. */
+const char *bb_case_script(const char *case_name);
+
+/* ---- Host-side work, the same in every program ---- */
+
+#define BB_MOD 1000003.0 /* keeps the running sums of the loops exact integers */
+
+/* bb_add is host_add, the callback's and host_to_script_scalar's arithmetic: (a + b) % 1000003, as in JS. */
+double bb_add(double a, double b);
+
+/* bb_upper_ascii is host_upper: copies len bytes, upper-casing ASCII letters and leaving UTF-8 sequences alone. */
+void bb_upper_ascii(char *dst, const char *src, size_t len);
+
+typedef struct bb_str {
+	const char *p;
+	size_t len;
+} bb_str;
+
+/* The object of script_to_host_object and host_to_script_object, as a typed host sees it. */
+typedef struct bb_obj_in {
+	int32_t id;
+	bb_str name;
+	double x, y;
+	bb_str tags[3];
+	double pos_a, pos_b;
+} bb_obj_in;
+
+/* The object that comes back: {id: id + 1, ok: true, x: x + y}. */
+typedef struct bb_obj_out {
+	int32_t id;
+	int ok;
+	double x;
+} bb_obj_out;
+
+/* bb_obj_sample is the object the host sends in host_to_script_object (id varies per call). */
+bb_obj_in bb_obj_sample(int32_t id);
+/* bb_obj_host is host_obj (and what the JS function of host_to_script_object computes). */
+bb_obj_out bb_obj_host(const bb_obj_in *in);
+
+#define BB_ARRAY_LEN 64
+/* bb_sum is host_sum over an array of BB_ARRAY_LEN numbers. */
+double bb_sum(const double *v, size_t n);
+
+/* UI: a small table of nodes with numeric properties, mutated by set_prop / apply_ops. */
+#define BB_UI_NODES 64
+#define BB_UI_KEYS 8
+#define BB_UI_FRAME 16 /* mutations per frame: one ui_ops_* loop unit */
+typedef struct bb_ui {
+	double props[BB_UI_NODES][BB_UI_KEYS];
+} bb_ui;
+/* bb_ui_key maps a property name to its index (the interned key of ui_ops_buffer), or -1. */
+int bb_ui_key(const char *s, size_t len);
+/* bb_ui_set applies one mutation; -1 (after bb_error) for a bad node or key. */
+int bb_ui_set(bb_ui *ui, double id, double key, double value);
+/* bb_ui_apply applies (id, key, value) triples from a buffer of n doubles. */
+int bb_ui_apply(bb_ui *ui, const double *ops, size_t n);
+/* bb_ui_check compares the table with what `frames` frames of the case scripts produce from zero. */
+int bb_ui_check(const bb_ui *ui, uint64_t frames);
+
+#define BB_BYTES_LEN 65536
+/* bb_bytes_sum is host_bytes: the sum of the bytes. */
+double bb_bytes_sum(const uint8_t *p, size_t n);
+
+/* bb_check_add makes 100 host -> script calls the way host_to_script_scalar does (s = call(s, i)) and compares
+ * with bb_add; bb_check_obj makes one call as host_to_script_object does and compares with bb_obj_host.
+ * call returns 0, or -1 after bb_error. Both return 0, or -1 after bb_error. */
+int bb_check_add(void *st, int (*call)(void *st, double a, double b, double *out));
+int bb_check_obj(void *st, int (*call)(void *st, const bb_obj_in *in, bb_obj_out *out));
+
+/* bb_fail_message formats host_fail's error message for argument i. */
+void bb_fail_message(char *buf, size_t size, int32_t i);
+
+/* ---- QuickJS helpers ---- */
+
+/* bb_js_new creates a runtime and a context whose opaque pointer is opaque. NULL after bb_error on failure. */
+JSContext *bb_js_new(void *opaque);
+/* bb_js_free frees the context and its runtime. */
+void bb_js_free(JSContext *ctx);
+/* bb_js_exception_text takes the pending exception and writes its text ("Error: message") into buf. */
+void bb_js_exception_text(JSContext *ctx, char *buf, size_t size);
+/* bb_js_fail turns the pending exception into bb_error and returns -1. */
+int bb_js_fail(JSContext *ctx);
+/* bb_js_load evaluates the case's script and stores the global function fn_name in *fn (fn_name and fn may be
+ * NULL). Returns 0, or -1 after bb_error. */
+int bb_js_load(JSContext *ctx, const char *case_name, const char *fn_name, JSValue *fn);
+/* bb_js_run_bench calls bench(n) and stores its numeric result in *result. Returns 0, or -1 after bb_error. */
+int bb_js_run_bench(JSContext *ctx, JSValueConst bench, uint64_t n, double *result);
+
+#endif

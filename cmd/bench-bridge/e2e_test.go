@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/cases"
+)
+
+// require fails the test in CI (CI=true) and skips it elsewhere when a part it needs is missing.
+func require(t *testing.T, command, install string) {
+	t.Helper()
+	if _, err := exec.LookPath(command); err == nil {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is required in CI: %s", command, install)
+	}
+	t.Skipf("%s not found: %s", command, install)
+}
+
+// run executes the command line as a user would and returns stdout, stderr and the exit status.
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := execute(args, &stdout, &stderr)
+	return stdout.String(), stderr.String(), code
+}
+
+func localName() string {
+	if runtime.GOOS == "darwin" {
+		return "mac"
+	}
+	return "linux"
+}
+
+// TestEndToEnd builds QuickJS, the floor and the json bridge on this machine with a short budget, runs every case,
+// and checks the artifacts and show's table.
+func TestEndToEnd(t *testing.T) {
+	require(t, "cc", "apt-get install gcc (scripts/setup does it)")
+	dir := t.TempDir()
+	floorOut, bridgeOut := filepath.Join(dir, "floor.json"), filepath.Join(dir, "bridge.json")
+	budget := []string{"--samples", "6", "--min-time", "5ms"}
+	for _, args := range [][]string{
+		append([]string{"floor", localName(), "--out", floorOut}, budget...),
+		append([]string{localName(), "--out", bridgeOut}, budget...),
+	} {
+		stdout, stderr, code := run(t, args...)
+		if code != 0 {
+			t.Fatalf("bench-bridge %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "script_to_host_scalar") {
+			t.Errorf("bench-bridge %s printed no table:\n%s", args[0], stdout)
+		}
+	}
+	floor, bridge := readArtifact(t, floorOut), readArtifact(t, bridgeOut)
+	for _, a := range []*artifact.Artifact{floor, bridge} {
+		if !a.Complete || len(a.Failures) > 0 {
+			t.Errorf("%s: complete=%v failures=%+v", a.Label(), a.Complete, a.Failures)
+		}
+		ref := a.Case(cases.RefCase)
+		if ref == nil {
+			t.Fatalf("%s: no %s", a.Label(), cases.RefCase)
+		}
+		for _, want := range cases.Catalogue {
+			c := a.Case(want.Name)
+			if c == nil {
+				t.Errorf("%s: case %s missing", a.Label(), want.Name)
+				continue
+			}
+			if len(c.SamplesNs) != 6 || c.Iterations < 1 || c.Crossing != want.Crossing {
+				t.Errorf("%s %s: %d samples, %d iterations, crossing %v", a.Label(), c.Name, len(c.SamplesNs), c.Iterations, c.Crossing)
+			}
+			if !(c.CILowNs <= c.MedianNs && c.MedianNs <= c.CIHighNs) {
+				t.Errorf("%s %s: interval [%v, %v] does not contain the median %v", a.Label(), c.Name, c.CILowNs, c.CIHighNs, c.MedianNs)
+			}
+			if c.RatioToRef == nil || *c.RatioToRef != c.MedianNs/ref.MedianNs {
+				t.Errorf("%s %s: ratio_to_ref %v, want %v", a.Label(), c.Name, c.RatioToRef, c.MedianNs/ref.MedianNs)
+			}
+			if (c.CrossingsPerMs != nil) != c.Crossing {
+				t.Errorf("%s %s: crossings_per_ms %v for crossing=%v", a.Label(), c.Name, c.CrossingsPerMs, c.Crossing)
+			}
+		}
+		if a.Device.Compiler == "" || a.Device.QuickJS != "2025-04-26" || a.Device.Cores < 1 || a.TimerOverheadNs <= 0 {
+			t.Errorf("%s: device %+v, timer overhead %v", a.Label(), a.Device, a.TimerOverheadNs)
+		}
+	}
+	if bridge.Codec != "json" || floor.Program != artifact.ProgramFloor {
+		t.Errorf("bridge codec %q, floor program %q", bridge.Codec, floor.Program)
+	}
+	// The generic JSON path must cost more per call than the direct C API: that is the whole finding.
+	if f, b := floor.Case("script_to_host_scalar").MedianNs, bridge.Case("script_to_host_scalar").MedianNs; !(b > f) {
+		t.Errorf("script_to_host_scalar: json bridge %vns is not slower than the floor %vns", b, f)
+	}
+
+	stdout, stderr, code := run(t, "show", "--format", "markdown", floorOut, bridgeOut)
+	if code != 0 || !strings.Contains(stdout, "| `script_to_host_scalar` |") || !strings.Contains(stdout, "At 60 Hz, 1 ms of a frame buys") {
+		t.Fatalf("show: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+func readArtifact(t *testing.T, path string) *artifact.Artifact {
+	t.Helper()
+	a, err := artifact.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestShowRejectsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"schema": 1, "target": "linux", "program": "bridge", "cases": [`), 0o644)
+	foreign := filepath.Join(dir, "package.json")
+	os.WriteFile(foreign, []byte(`{"name": "x"}`), 0o644)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"show", bad}, bad + ": line 1, column"},
+		{[]string{"show", foreign}, foreign + ": no \"schema\" key"},
+		{[]string{"show", filepath.Join(dir, "missing.json")}, "missing.json: no such file"},
+		{[]string{"show", "--format", "yaml", bad}, `--format "yaml"`},
+		{[]string{"show"}, "requires at least 1 arg"},
+		{[]string{localName(), "--cases", "nope"}, `unknown case "nope"`},
+		{[]string{localName(), "--samples", "0"}, "--samples must be at least 1"},
+		{[]string{"floor", "plan9"}, `"plan9" is not a local target`},
+	}
+	for _, tt := range tests {
+		_, stderr, code := run(t, tt.args...)
+		if code != 1 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("bench-bridge %s: exit %d, stderr %q; want 1 and %q", strings.Join(tt.args, " "), code, stderr, tt.want)
+		}
+	}
+}
+
+func TestCasesListsTheCatalogue(t *testing.T) {
+	stdout, _, code := run(t, "cases")
+	if code != 0 || strings.Count(stdout, "\n") != len(cases.Catalogue) || !strings.Contains(stdout, "ref_js_loop                no crossing") {
+		t.Fatalf("cases: exit %d\n%s", code, stdout)
+	}
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bench-bridge/bench-bridge/runner"
+)
+
+// execute runs the command line and returns the exit status; tests call it directly.
+func execute(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	runner.Tool = "bench-bridge " + version()
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintf(stderr, "bench-bridge: error: %v\n", err)
+		var ex exitCode
+		if errors.As(err, &ex) {
+			return int(ex)
+		}
+		return 1
+	}
+	return 0
+}
+
+// exitCode is an error that asks for a specific exit status.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "bench-bridge",
+		Short: "Measure what one script <-> host call costs on real devices, and how far it is from the floor",
+		Long: `bench-bridge builds a set of benchmark cases twice, through the boundary under test (the bridge) and
+directly against the QuickJS C API (the floor), runs them on a target, writes one JSON artifact per run and
+shows artifacts side by side: ns per crossing, ratio to a pure-JavaScript loop, crossings per millisecond.`,
+		Example: `  bench-bridge linux
+  bench-bridge floor linux
+  bench-bridge show docs/reports/bench/floor-linux.json docs/reports/bench/linux.json
+  bench-bridge cases`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	for _, name := range localTargets {
+		root.AddCommand(newTargetCmd(name, stdout, stderr))
+	}
+	root.AddCommand(newFloorCmd(stdout, stderr), newShowCmd(stdout), newCasesCmd(stdout), newVersionCmd(stdout))
+	return root
+}
+
+// version is the module version and VCS revision the binary was built from.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			v += "+dirty"
+		}
+	}
+	return v
+}
+
+func newVersionCmd(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version and how the binary was built",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			info, _ := debug.ReadBuildInfo()
+			goVersion := ""
+			if info != nil {
+				goVersion = info.GoVersion
+			}
+			fmt.Fprintf(stdout, "bench-bridge %s (%s)\n", version(), goVersion)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/reports"
+	"github.com/bench-bridge/bench-bridge/runner"
+	"github.com/bench-bridge/bench-bridge/targets"
+)
+
+// localTargets are the built-in names of the local machine.
+var localTargets = []string{"linux", "mac"}
+
+// DefaultOutDir is where artifacts go unless --out says otherwise.
+const DefaultOutDir = "docs/reports/bench"
+
+// runOptions are the flags of a measuring command.
+type runOptions struct {
+	cases      string
+	samples    int
+	minTime    time.Duration
+	warmup     time.Duration
+	stall      time.Duration
+	out        string
+	quickjsSrc string
+	codec      string
+	bridge     string
+	configFile string
+}
+
+func (o *runOptions) register(cmd *cobra.Command, bridge bool) {
+	d := runner.DefaultOptions()
+	f := cmd.Flags()
+	f.StringVar(&o.cases, "cases", "", "comma-separated cases to run (default all; ref_js_loop is always included)")
+	f.IntVar(&o.samples, "samples", d.Samples, "timed samples per case")
+	f.DurationVar(&o.minTime, "min-time", d.MinTime, "least duration of one sample")
+	f.DurationVar(&o.warmup, "warmup", 0, "warm-up per case (default: --min-time)")
+	f.DurationVar(&o.stall, "stall-timeout", d.Stall, "kill the program when it prints nothing for this long")
+	f.StringVar(&o.out, "out", "", "artifact path (default "+DefaultOutDir+"/<name>.json)")
+	f.StringVar(&o.quickjsSrc, "quickjs-src", "", "QuickJS source tree to build against (default: the pinned release, fetched and cached; also $BENCH_BRIDGE_QUICKJS_SRC)")
+	f.StringVar(&o.configFile, "config", "", "config file (default ./"+config.DefaultFile+" when it exists)")
+	if bridge {
+		f.StringVar(&o.codec, "codec", "json", "reference bridge codec")
+		f.StringVar(&o.bridge, "bridge", "", "measure a bridge declared in the config (bridges.NAME) instead of the reference bridge")
+	}
+}
+
+// applyConfig fills what the flags left unset from the config's defaults.
+func (o *runOptions) applyConfig(cmd *cobra.Command, c *config.Config) {
+	f := cmd.Flags()
+	if !f.Changed("samples") && c.Defaults.Samples > 0 {
+		o.samples = c.Defaults.Samples
+	}
+	if !f.Changed("min-time") && c.Defaults.MinTime.Duration > 0 {
+		o.minTime = c.Defaults.MinTime.Duration
+	}
+	if !f.Changed("quickjs-src") && c.QuickJS.Src != "" {
+		o.quickjsSrc = c.Resolve(c.QuickJS.Src)
+	}
+}
+
+// job turns the flags and the config into a runner job for target and program kind.
+func (o *runOptions) job(cmd *cobra.Command, t targets.Target, kind string, log io.Writer) (*runner.Job, error) {
+	cfg, err := config.Load(o.configFile)
+	if err != nil {
+		return nil, err
+	}
+	o.applyConfig(cmd, cfg)
+	var user *runner.UserBridge
+	if o.bridge != "" {
+		b, ok := cfg.Bridges[o.bridge]
+		if !ok {
+			return nil, fmt.Errorf("--bridge %s: no bridges.%s in the config (%s)", o.bridge, o.bridge, orNone(cfg.Path))
+		}
+		user = &runner.UserBridge{Name: o.bridge, Dir: cfg.Dir(), Build: b.Build, Binary: b.Binary}
+		o.codec = o.bridge
+	}
+	names, err := cases.Select(o.cases)
+	if err != nil {
+		return nil, err
+	}
+	if o.samples < 1 {
+		return nil, fmt.Errorf("--samples must be at least 1, got %d", o.samples)
+	}
+	if o.minTime <= 0 {
+		return nil, fmt.Errorf("--min-time must be positive, got %s", o.minTime)
+	}
+	opts := runner.DefaultOptions()
+	opts.Cases, opts.Samples, opts.MinTime, opts.Stall = names, o.samples, o.minTime, o.stall
+	opts.Warmup = o.warmup
+	if opts.Warmup <= 0 {
+		opts.Warmup = o.minTime
+	}
+	opts.Progress = log
+	out := o.out
+	if out == "" {
+		dir := DefaultOutDir
+		if cfg.Defaults.OutDir != "" {
+			dir = cfg.Resolve(cfg.Defaults.OutDir)
+		}
+		out = filepath.Join(dir, defaultName(t.Name(), kind, o.codec))
+	}
+	return &runner.Job{Target: t, Kind: kind, Codec: o.codec, QuickJSSrc: o.quickjsSrc, Options: opts, Out: out, Log: log, User: user}, nil
+}
+
+func orNone(path string) string {
+	if path == "" {
+		return "no config file found"
+	}
+	return path
+}
+
+// defaultName is the artifact's file name: linux.json, floor-linux.json, linux-fast.json.
+func defaultName(target, kind, codec string) string {
+	switch {
+	case kind == artifact.ProgramFloor:
+		return "floor-" + target + ".json"
+	case codec == "" || codec == "json":
+		return target + ".json"
+	}
+	return target + "-" + codec + ".json"
+}
+
+// measure runs one job and shows its artifact.
+func measure(cmd *cobra.Command, o *runOptions, targetName, kind string, stdout, stderr io.Writer) error {
+	t, err := targets.NewLocal(targetName)
+	if err != nil {
+		return err
+	}
+	job, err := o.job(cmd, t, kind, stderr)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	a, runErr := job.Run(cmd.Context())
+	if a == nil {
+		return runErr
+	}
+	fmt.Fprintf(stderr, "wrote %s in %s\n", job.Out, time.Since(start).Round(100*time.Millisecond))
+	if err := reports.Render(stdout, reports.Build([]*artifact.Artifact{a}, []string{job.Out}), "text"); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if !a.Complete {
+		return fmt.Errorf("%d of %d cases failed (see %s)", len(a.Failures), len(job.Options.Cases), job.Out)
+	}
+	return nil
+}
+
+func newTargetCmd(name string, stdout, stderr io.Writer) *cobra.Command {
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: fmt.Sprintf("Run the bridge cases on the local machine (%s)", name),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return measure(cmd, o, name, artifact.ProgramBridge, stdout, stderr)
+		},
+	}
+	o.register(cmd, true)
+	return cmd
+}
+
+func newFloorCmd(stdout, stderr io.Writer) *cobra.Command {
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:       "floor TARGET",
+		Short:     "Run the same cases written directly against the QuickJS C API: the floor to approach",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: localTargets,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return measure(cmd, o, args[0], artifact.ProgramFloor, stdout, stderr)
+		},
+	}
+	o.register(cmd, false)
+	return cmd
+}

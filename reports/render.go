@@ -1,0 +1,216 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+)
+
+// Formats lists the formats Render accepts.
+var Formats = []string{"text", "markdown", "csv", "json"}
+
+// Render writes t in format.
+func Render(w io.Writer, t *Table, format string) error {
+	switch format {
+	case "text":
+		return renderText(w, t)
+	case "markdown":
+		return renderMarkdown(w, t)
+	case "csv":
+		return renderCSV(w, t)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(t)
+	}
+	return fmt.Errorf("unknown format %q (have %s)", format, strings.Join(Formats, ", "))
+}
+
+// header is the column titles shared by text and markdown: per artifact its numbers, then the comparison.
+func (t *Table) header() []string {
+	h := []string{"case"}
+	for i, c := range t.Columns {
+		h = append(h, c.Label+" ns/op", "95% CI", "×ref", "per ms")
+		if i > 0 {
+			h = append(h, "vs "+t.Columns[0].Label, "p")
+		}
+	}
+	return h
+}
+
+// cells renders one row's cells as the strings text and markdown show.
+func (t *Table) cells(r Row) []string {
+	out := []string{r.Case}
+	for i, c := range r.Cells {
+		switch {
+		case c.Missing && c.Failed != "":
+			out = append(out, "failed", "", "", "")
+		case c.Missing:
+			out = append(out, "-", "", "", "")
+		default:
+			out = append(out, artifact.FormatNs(c.MedianNs), interval(c), ratio(c.RatioToRef), perMs(c.CrossingsPerMs))
+		}
+		if i > 0 {
+			vs, p := comparison(c)
+			out = append(out, vs, p)
+		}
+	}
+	return out
+}
+
+// interval shows the median's confidence interval as benchstat does: ± the larger relative distance.
+func interval(c Cell) string {
+	if c.MedianNs == 0 {
+		return ""
+	}
+	spread := math.Max(c.MedianNs-c.CILowNs, c.CIHighNs-c.MedianNs) / c.MedianNs
+	return fmt.Sprintf("±%.0f%%", 100*spread)
+}
+
+func ratio(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return significant(*v)
+}
+
+// significant prints a ratio with three significant digits: 1.74, 27.6, 276.
+func significant(v float64) string {
+	return strconv.FormatFloat(v, 'f', max(0, 2-int(math.Floor(math.Log10(math.Abs(v))+1e-9))), 64)
+}
+
+func perMs(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return thousands(*v)
+}
+
+// comparison shows the ratio to the first column, or "~" when the U test finds no significant difference.
+func comparison(c Cell) (vs, p string) {
+	switch {
+	case c.VsFirst == nil:
+		return "", ""
+	case c.TestError != "":
+		return significant(*c.VsFirst) + "x", "? (" + c.TestError + ")"
+	case !c.Significant:
+		return "~", fmt.Sprintf("p=%.3f", *c.PValue)
+	}
+	return significant(*c.VsFirst) + "x", fmt.Sprintf("p=%.3f", *c.PValue)
+}
+
+// thousands prints a count rounded to an integer with thousands separators: 38,100.
+func thousands(v float64) string {
+	if v < 10 {
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// frameLine is the closing line in the report's words.
+func (t *Table) frameLine() string {
+	var parts []string
+	for i, f := range t.Frame {
+		if f != nil {
+			parts = append(parts, fmt.Sprintf("%s crossings (%s)", thousands(*f), t.Columns[i].Label))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "At 60 Hz, 1 ms of a frame buys " + strings.Join(parts, ", ") + " of " + FrameCase + "."
+}
+
+func renderText(w io.Writer, t *Table) error {
+	// Numbers align right; the case names are padded so that they read left-aligned.
+	width := len("case")
+	for _, r := range t.Rows {
+		width = max(width, len(r.Case))
+	}
+	pad := func(cells []string) string {
+		cells[0] = fmt.Sprintf("%-*s", width, cells[0])
+		return strings.Join(cells, "\t") + "\t"
+	}
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, pad(t.header()))
+	for _, r := range t.Rows {
+		fmt.Fprintln(tw, pad(t.cells(r)))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// Right alignment pads the first column on its left too; take that back off.
+	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		fmt.Fprintln(w, strings.TrimRight(strings.TrimPrefix(line, "  "), " "))
+	}
+	return writeFooter(w, t, "")
+}
+
+func renderMarkdown(w io.Writer, t *Table) error {
+	h := t.header()
+	fmt.Fprintln(w, "| "+strings.Join(h, " | ")+" |")
+	align := []string{"---"}
+	for range h[1:] {
+		align = append(align, "---:")
+	}
+	fmt.Fprintln(w, "|"+strings.Join(align, "|")+"|")
+	for _, r := range t.Rows {
+		cells := t.cells(r)
+		cells[0] = "`" + cells[0] + "`"
+		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
+	}
+	return writeFooter(w, t, "- ")
+}
+
+func writeFooter(w io.Writer, t *Table, bullet string) error {
+	if line := t.frameLine(); line != "" {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, line)
+	}
+	if len(t.Notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range t.Notes {
+			fmt.Fprintln(w, bullet+n)
+		}
+	}
+	return nil
+}
+
+// renderCSV writes one record per case and artifact, with raw numbers, for spreadsheets and scripts.
+func renderCSV(w io.Writer, t *Table) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"case", "crossing", "artifact", "median_ns", "ci_low_ns", "ci_high_ns", "ratio_to_ref",
+		"crossings_per_ms", "vs_first", "p_value", "failed"})
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	opt := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return num(*v)
+	}
+	for _, r := range t.Rows {
+		for i, c := range r.Cells {
+			rec := []string{r.Case, strconv.FormatBool(r.Crossing), t.Columns[i].Label, "", "", "", "", "", "", "", c.Failed}
+			if !c.Missing {
+				rec[3], rec[4], rec[5] = num(c.MedianNs), num(c.CILowNs), num(c.CIHighNs)
+				rec[6], rec[7], rec[8], rec[9] = opt(c.RatioToRef), opt(c.CrossingsPerMs), opt(c.VsFirst), opt(c.PValue)
+			}
+			cw.Write(rec)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,80 @@
+package reports
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestRenderGolden renders testdata/floor.json beside testdata/json.json in every format and compares with the
+// golden files; on a mismatch it writes the output next to the golden file as .got.
+func TestRenderGolden(t *testing.T) {
+	files := []string{"testdata/floor.json", "testdata/json.json"}
+	var arts []*artifact.Artifact
+	for _, f := range files {
+		a, err := artifact.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		arts = append(arts, a)
+	}
+	table := Build(arts, files)
+	for _, format := range Formats {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Render(&buf, table, format); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "show."+format+".golden")
+			if *update {
+				os.WriteFile(golden, buf.Bytes(), 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), want) {
+				os.WriteFile(golden+".got", buf.Bytes(), 0o644)
+				t.Errorf("%s output differs from %s (see %s.got)", format, golden, golden)
+			}
+		})
+	}
+}
+
+func TestBuildComparesWithTheFirstArtifact(t *testing.T) {
+	floor, _ := artifact.Read("testdata/floor.json")
+	js, _ := artifact.Read("testdata/json.json")
+	table := Build([]*artifact.Artifact{floor, js}, []string{"floor.json", "json.json"})
+	var scalar, ref *Row
+	for i := range table.Rows {
+		switch table.Rows[i].Case {
+		case "script_to_host_scalar":
+			scalar = &table.Rows[i]
+		case "ref_js_loop":
+			ref = &table.Rows[i]
+		}
+	}
+	c := scalar.Cells[1]
+	// Fully separated samples of 10 and 10: the U test's two-sided p is 2/C(20,10), far below 0.05.
+	if !c.Significant || *c.PValue > 0.001 || *c.VsFirst < 100 {
+		t.Errorf("scalar json vs floor: %+v, want a significant ~158x", c)
+	}
+	if ref.Cells[1].Significant {
+		t.Errorf("ref_js_loop: the same loop twice must not be a significant change: p=%v", *ref.Cells[1].PValue)
+	}
+	if *table.Frame[0] < 38000 || *table.Frame[1] > 250 {
+		t.Errorf("frame crossings %v, %v", *table.Frame[0], *table.Frame[1])
+	}
+}
+
+func TestRenderUnknownFormat(t *testing.T) {
+	if err := Render(&bytes.Buffer{}, &Table{}, "yaml"); err == nil {
+		t.Fatal("want an error for an unknown format")
+	}
+}

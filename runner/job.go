@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/targets"
+)
+
+// Tool names the tool in artifacts; main sets it to include the version.
+var Tool = "bench-bridge"
+
+// Job is one program measured on one target, ending in one artifact file.
+type Job struct {
+	Target     targets.Target
+	Kind       string // artifact.ProgramBridge or artifact.ProgramFloor
+	Codec      string // bridge codec
+	QuickJSSrc string // explicit QuickJS source tree, or "" for the pinned release
+	Options    Options
+	Out        string // the artifact's path
+	Log        io.Writer
+	// User, when set, is a user's bridge to build and measure instead of the reference bridge.
+	User *UserBridge
+}
+
+// UserBridge is a bench program of the user's, declared in the config.
+type UserBridge struct {
+	Name, Dir, Build, Binary string
+}
+
+// Run builds the program, runs it and writes the artifact. When the run fails part-way, the artifact is still
+// written, with what was measured and complete=false, and the error says what broke.
+func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
+	tc := j.Target.Toolchain()
+	src, err := build.QuickJSSource(ctx, j.QuickJSSrc, j.Log)
+	if err != nil {
+		return nil, err
+	}
+	lib, err := build.BuildQuickJS(ctx, tc, src, j.Log)
+	if err != nil {
+		return nil, err
+	}
+	var prog *build.Program
+	if u := j.User; u != nil {
+		prog, err = build.UserBridge(ctx, tc, lib, u.Name, u.Dir, u.Build, u.Binary, j.Log)
+	} else {
+		prog, err = build.BuildProgram(ctx, tc, lib, j.Kind, j.Codec, j.Log)
+	}
+	if err != nil {
+		return nil, err
+	}
+	dev, err := j.Target.Device(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dev.Compiler, dev.CFlags, dev.QuickJS = prog.Compiler, prog.CFlags, build.QuickJSVersion
+	remote, err := j.Target.Push(ctx, prog.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Target.Close()
+
+	a := &artifact.Artifact{
+		Schema: artifact.Schema, Tool: Tool, Target: j.Target.Name(), Program: prog.Kind, Codec: prog.Codec,
+		Device:    dev,
+		Settings:  artifact.Settings{Samples: j.Options.Samples, MinTimeNs: j.Options.MinTime.Nanoseconds(), WarmupNs: j.Options.Warmup.Nanoseconds()},
+		StartedAt: time.Now().UTC(),
+		Cases:     []artifact.Case{}, Failures: []artifact.Failure{}, Warnings: []string{},
+	}
+	fmt.Fprintf(j.Log, "running %s on %s: %d cases, %d samples of at least %s each\n", a.Label(), a.Target,
+		len(j.Options.Cases), j.Options.Samples, j.Options.MinTime)
+	raw, runErr := Measure(ctx, j.Target, remote, j.Options)
+	if q := raw.Meta["quickjs"]; q != "" {
+		a.Device.QuickJS = q
+	}
+	if c := raw.Meta["codec"]; c != "" && j.User != nil {
+		a.Codec = c
+	}
+	Assemble(a, raw, j.Options.Cases)
+	if err := artifact.Write(j.Out, a); err != nil {
+		return a, err
+	}
+	if runErr != nil {
+		return a, fmt.Errorf("%w (partial artifact with %d cases written to %s)", runErr, len(a.Cases), j.Out)
+	}
+	return a, nil
+}

@@ -1,0 +1,255 @@
+// Package runner runs a bench program on a target, reads the samples it prints (docs/protocol.md), survives cases
+// that crash or hang, and turns what it measured into an artifact.
+package runner
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/targets"
+)
+
+// Options are the measurement settings of one run.
+type Options struct {
+	Cases   []string      // the cases to run, in order
+	Samples int           // timed samples per case
+	MinTime time.Duration // the least time one sample lasts
+	Warmup  time.Duration // warm-up per case
+	// Stall is how long the program may print nothing before it is taken as hung and killed.
+	Stall time.Duration
+	// Progress receives one line per finished case; nil for none.
+	Progress io.Writer
+}
+
+// DefaultOptions are the settings a plain `bench-bridge linux` uses.
+func DefaultOptions() Options {
+	return Options{Samples: 10, MinTime: 50 * time.Millisecond, Warmup: 50 * time.Millisecond, Stall: 2 * time.Minute}
+}
+
+// Raw is what one program run printed: samples per case and what failed, before statistics.
+type Raw struct {
+	TimerOverheadNs float64
+	Meta            map[string]string
+	Cases           []RawCase
+	Failures        []artifact.Failure
+}
+
+// RawCase is one case's samples as the program reported them.
+type RawCase struct {
+	Name       string
+	Iterations int64
+	Ops        []int64
+	Ns         []int64
+}
+
+// errStalled marks a program killed for printing nothing for too long.
+var errStalled = errors.New("stalled")
+
+// Measure runs program (already pushed to t) over opts.Cases. A case that crashes the program or hangs is recorded
+// as a failure and the cases after it run in a new process. On a transport error or cancellation it returns what was
+// measured so far with the error.
+func Measure(ctx context.Context, t targets.Target, program string, opts Options) (*Raw, error) {
+	raw := &Raw{Meta: map[string]string{}}
+	remaining := slices.Clone(opts.Cases)
+	for len(remaining) > 0 {
+		s := &session{raw: raw, want: remaining, progress: opts.Progress, target: t.Name()}
+		err := s.run(ctx, t, program, opts)
+		remaining = slices.DeleteFunc(remaining, func(n string) bool { return s.finished[n] })
+		if err == nil {
+			for _, n := range remaining {
+				raw.fail(n, "the program exited without running it", "")
+			}
+			return raw, nil
+		}
+		var exit *targets.ExitError
+		switch {
+		case ctx.Err() != nil:
+			if s.current != "" {
+				raw.fail(s.current, "interrupted", "")
+			}
+			return raw, fmt.Errorf("%s: %w", t.Name(), ctx.Err())
+		case errors.Is(err, errStalled):
+			err = fmt.Errorf("printed nothing for %s: killed", opts.Stall)
+		case errors.As(err, &exit):
+			err = fmt.Errorf("program %v", exit)
+		case s.protocolErr != nil:
+			return raw, fmt.Errorf("%s: %w", t.Name(), s.protocolErr)
+		default:
+			return raw, err // the transport failed: the device is gone
+		}
+		if s.current == "" {
+			// It died before starting a case: no case to blame, and a retry would die the same way.
+			for _, n := range remaining {
+				raw.fail(n, err.Error(), s.stderr.tail())
+			}
+			return raw, nil
+		}
+		raw.fail(s.current, err.Error(), s.stderr.tail())
+		remaining = slices.DeleteFunc(remaining, func(n string) bool { return n == s.current })
+	}
+	return raw, nil
+}
+
+func (r *Raw) fail(name, reason, stderr string) {
+	r.Failures = append(r.Failures, artifact.Failure{Name: name, Reason: reason, StderrTail: stderr})
+}
+
+// session is one process of the program: it parses the lines as they come.
+type session struct {
+	raw         *Raw
+	want        []string
+	target      string
+	progress    io.Writer
+	current     string          // begun, not ended
+	finished    map[string]bool // ended, or reported an error
+	cur         *RawCase
+	protocolErr error
+	stderr      tailBuffer
+	line        int
+}
+
+func (s *session) run(ctx context.Context, t targets.Target, program string, opts Options) error {
+	s.finished = map[string]bool{}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watchdog := time.AfterFunc(opts.Stall, func() { cancel(errStalled) })
+	defer watchdog.Stop()
+
+	args := []string{"run", "--samples", strconv.Itoa(opts.Samples), "--min-time-ns", strconv.FormatInt(opts.MinTime.Nanoseconds(), 10),
+		"--warmup-ns", strconv.FormatInt(opts.Warmup.Nanoseconds(), 10)}
+	args = append(args, s.want...)
+	pr, pw := io.Pipe()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		for sc.Scan() {
+			watchdog.Reset(opts.Stall)
+			if s.protocolErr == nil {
+				if err := s.handle(sc.Text()); err != nil {
+					s.protocolErr = fmt.Errorf("bench program output, line %d: %w: %q", s.line, err, sc.Text())
+					cancel(s.protocolErr)
+				}
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	err := t.Run(ctx, program, args, pw, &s.stderr)
+	pw.Close()
+	wg.Wait()
+	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errStalled) {
+		return errStalled
+	}
+	if s.protocolErr != nil {
+		return s.protocolErr
+	}
+	return err
+}
+
+// handle applies one line of output.
+func (s *session) handle(line string) error {
+	s.line++
+	r, err := parseLine(line)
+	if err != nil {
+		return err
+	}
+	if s.line == 1 && (r.kind != "bench-bridge-protocol" || r.a != ProtocolVersion) {
+		return fmt.Errorf("want first line \"bench-bridge-protocol %d\"", ProtocolVersion)
+	}
+	if r.name != "" && !slices.Contains(s.want, r.name) {
+		return fmt.Errorf("case %q was not asked for", r.name)
+	}
+	switch r.kind {
+	case "meta":
+		s.raw.Meta[r.key] = r.text
+	case "timer_overhead_ns":
+		s.raw.TimerOverheadNs = r.f
+	case "begin":
+		s.current = r.name
+		s.cur = &RawCase{Name: r.name}
+	case "calibrated":
+		if s.cur == nil || s.cur.Name != r.name {
+			return errors.New("calibrated outside its case")
+		}
+		s.cur.Iterations = r.a
+	case "sample":
+		if s.cur == nil || s.cur.Name != r.name {
+			return errors.New("sample outside its case")
+		}
+		s.cur.Ops = append(s.cur.Ops, r.a)
+		s.cur.Ns = append(s.cur.Ns, r.b)
+	case "error":
+		s.raw.fail(r.name, r.text, "")
+		s.finish(r.name)
+	case "end":
+		if s.finished[r.name] {
+			break // the end of a case that reported an error
+		}
+		if s.cur == nil || s.cur.Name != r.name {
+			return errors.New("end outside its case")
+		}
+		if len(s.cur.Ns) == 0 {
+			s.raw.fail(r.name, "no samples", "")
+		} else {
+			s.raw.Cases = append(s.raw.Cases, *s.cur)
+			s.report(s.cur)
+		}
+		s.finish(r.name)
+	}
+	return nil
+}
+
+func (s *session) finish(name string) {
+	s.finished[name] = true
+	if s.current == name {
+		s.current, s.cur = "", nil
+	}
+}
+
+// report prints a progress line for a finished case.
+func (s *session) report(c *RawCase) {
+	if s.progress == nil {
+		return
+	}
+	var ns []float64
+	for i := range c.Ns {
+		ns = append(ns, float64(c.Ns[i])/float64(c.Ops[i]))
+	}
+	slices.Sort(ns)
+	fmt.Fprintf(s.progress, "%s: %-28s %s/op\n", s.target, c.Name, artifact.FormatNs(ns[len(ns)/2]))
+}
+
+// tailBuffer keeps the last few KiB written to it: enough stderr to say why a program died.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailMax = 4096
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailMax {
+		t.buf = t.buf[len(t.buf)-tailMax:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) tail() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
+}

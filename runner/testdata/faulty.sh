@@ -1,0 +1,28 @@
+#!/bin/sh
+# A bench program, in the protocol of docs/protocol.md, whose cases misbehave on purpose:
+# "crash" dies of SIGSEGV, "hang" never finishes, "garbage" prints a line outside the protocol,
+# "fails" reports a clean error; any other case gives three samples of 1000 ops in 50000 ns.
+[ "$1" = run ] || exit 2
+shift
+cases=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --*) shift 2 ;;
+    *) cases="$cases $1"; shift ;;
+  esac
+done
+echo "bench-bridge-protocol 1"
+echo "meta program bridge"
+echo "timer_overhead_ns 20"
+for c in $cases; do
+  echo "begin $c"
+  case "$c" in
+    crash) echo "about to crash" >&2; kill -SEGV $$ ;;
+    hang) sleep 600 ;;
+    garbage) echo "hello there" ;;
+    fails) echo "error $c TypeError: boom"; echo "end $c"; continue ;;
+  esac
+  echo "calibrated $c 1000"
+  for i in 1 2 3; do echo "sample $c 1000 $((50000 + i * 10))"; done
+  echo "end $c"
+done

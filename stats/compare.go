@@ -1,0 +1,123 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat/combin"
+)
+
+// Thresholds holds the levels that Compare tests against. Start from
+// DefaultThresholds, as fields may be added.
+type Thresholds struct {
+	// Alpha is the significance level: Compare calls a difference
+	// significant when the U test's p-value is <= Alpha. Zero means
+	// DefaultThresholds.Alpha.
+	Alpha float64
+}
+
+// DefaultThresholds are the levels benchstat uses by default: Alpha 0.05.
+var DefaultThresholds = Thresholds{Alpha: 0.05}
+
+// Comparison is the result of Compare.
+type Comparison struct {
+	// Ratio is median(b) / median(a): above 1 means b's values are
+	// larger. It is 1 when the medians are equal (even both 0), ±Inf
+	// when only median(a) is 0, and NaN when a sample is empty or
+	// contains NaN.
+	Ratio float64
+
+	// P is the two-sided Mann-Whitney U p-value (see MannWhitneyU),
+	// or 1 when the test could not run, as benchstat reports it.
+	P float64
+
+	// Alpha is the significance level that was used.
+	Alpha float64
+
+	// Significant reports whether P <= Alpha, the condition under which
+	// benchstat prints a delta instead of "~".
+	Significant bool
+
+	// N1 and N2 are the sizes of a and b.
+	N1, N2 int
+
+	// Warnings lists problems that should be shown with the result:
+	// why the test could not run, or that the samples are too small to
+	// ever reach Alpha.
+	Warnings []string
+}
+
+// Compare compares sample b against baseline a: the ratio of their
+// medians, the Mann-Whitney U p-value, and whether the difference is
+// significant at th.Alpha. If the test cannot run (a sample is empty,
+// contains NaN, or all values are equal), P is 1, Significant is false,
+// and the reason is in Warnings. If P > Alpha and both samples are
+// smaller than the size at which the test could reach Alpha at all,
+// a warning like benchstat's says so ("need >= 4 samples to detect a
+// difference at alpha level 0.05"). a and b are not modified.
+func Compare(a, b []float64, th Thresholds) Comparison {
+	alpha := th.Alpha
+	if alpha == 0 {
+		alpha = DefaultThresholds.Alpha
+	}
+	c := Comparison{
+		Ratio: medianRatio(a, b),
+		Alpha: alpha,
+		N1:    len(a),
+		N2:    len(b),
+	}
+	p, err := MannWhitneyU(a, b)
+	if err != nil {
+		c.P = 1
+		c.Warnings = append(c.Warnings, err.Error())
+		return c
+	}
+	c.P = p
+	c.Significant = p <= alpha
+	if !c.Significant {
+		op, need := uTestSamples(alpha)
+		if c.N1 < need && c.N2 < need {
+			c.Warnings = append(c.Warnings,
+				fmt.Sprintf("need %s %d samples to detect a difference at alpha level %v", op, need, alpha))
+		}
+	}
+	return c
+}
+
+// medianRatio returns median(b) / median(a), or 1 if they are equal.
+func medianRatio(a, b []float64) float64 {
+	if len(a) == 0 || len(b) == 0 ||
+		slices.ContainsFunc(a, math.IsNaN) || slices.ContainsFunc(b, math.IsNaN) {
+		return math.NaN()
+	}
+	ma, mb := median(a), median(b)
+	if ma == mb {
+		return 1
+	}
+	return mb / ma
+}
+
+// median returns the median of the non-empty xs without modifying it.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return sortedMedian(s)
+}
+
+// uTestSamples returns the smallest n such that two samples of n values
+// each can give a U-test p-value <= alpha: op is ">=" and n that size, or
+// op is ">" and n the largest size tried (30) if none up to it can.
+//
+// The smallest two-sided p-value for two samples of n distinct values is
+// that of fully separated samples, 2 / C(2n, n); C(2n, n) is exact in an
+// int up to n = 30, where that p-value is already about 1.7e-17.
+func uTestSamples(alpha float64) (op string, n int) {
+	const limit = 30
+	for n = 1; n <= limit; n++ {
+		if 2/float64(combin.Binomial(2*n, n)) <= alpha {
+			return ">=", n
+		}
+	}
+	return ">", limit
+}

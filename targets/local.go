@@ -1,0 +1,93 @@
+package targets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/build"
+)
+
+// Local runs programs on this machine: the linux and mac targets.
+type Local struct {
+	name string
+	tc   build.Toolchain
+}
+
+// NewLocal returns the local target called name ("linux" or "mac"), refusing the one this machine is not.
+func NewLocal(name string) (*Local, error) {
+	want := map[string]string{"linux": "linux", "mac": "darwin"}[name]
+	if want == "" {
+		return nil, fmt.Errorf("%q is not a local target (use linux or mac)", name)
+	}
+	if runtime.GOOS != want {
+		other := map[string]string{"linux": "linux", "darwin": "mac"}[runtime.GOOS]
+		return nil, fmt.Errorf("target %s runs on %s, and this machine runs %s: use bench-bridge %s", name, want, runtime.GOOS, other)
+	}
+	return &Local{name: name, tc: build.Host()}, nil
+}
+
+// Name implements Target.
+func (l *Local) Name() string { return l.name }
+
+// Toolchain implements Target.
+func (l *Local) Toolchain() build.Toolchain { return l.tc }
+
+// Push implements Target: a local binary runs where it was built.
+func (l *Local) Push(_ context.Context, local string) (string, error) { return local, nil }
+
+// Close implements Target.
+func (l *Local) Close() error { return nil }
+
+// Run implements Target. The program gets its own process group so that cancelling kills it and anything it started.
+func (l *Local) Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error {
+	cmd := exec.Command(program, args...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%s: starting %s: %w", l.name, program, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		case <-done:
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %s: %w", l.name, program, ctx.Err())
+	}
+	return exitError(err)
+}
+
+// exitError maps exec's error to *ExitError where the program ran.
+func exitError(err error) error {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return err
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return &ExitError{Status: -1, Signal: signalName(ws.Signal())}
+	}
+	return &ExitError{Status: ee.ExitCode()}
+}
+
+// Device implements Target by running the probe script in a local shell.
+func (l *Local) Device(ctx context.Context) (artifact.Device, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "sh", "-c", probeScript).Output()
+	if err != nil {
+		return artifact.Device{}, fmt.Errorf("%s: reading device facts: %w", l.name, err)
+	}
+	return parseProbe(out), nil
+}

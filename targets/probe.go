@@ -1,0 +1,80 @@
+package targets
+
+import (
+	"bufio"
+	"bytes"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"golang.org/x/sys/unix"
+)
+
+// probeScript prints key=value facts about a device. It is plain POSIX sh so that the same text runs on a Linux box,
+// an Android shell or a webOS busybox, and every read tolerates a missing file.
+const probeScript = `
+echo "os=$(uname -s)"
+echo "kernel=$(uname -r)"
+echo "arch=$(uname -m)"
+if [ -r /etc/os-release ]; then . /etc/os-release 2>/dev/null; echo "distro=$PRETTY_NAME"; fi
+if [ -r /proc/cpuinfo ]; then
+  m=$(grep -m1 -iE '^(model name|hardware|processor[[:space:]]*:[[:space:]]*[a-z])' /proc/cpuinfo | cut -d: -f2-)
+  echo "cpu_model=$m"
+  echo "cores=$(grep -c '^processor' /proc/cpuinfo)"
+fi
+if command -v sysctl >/dev/null 2>&1 && [ "$(uname -s)" = Darwin ]; then
+  echo "cpu_model=$(sysctl -n machdep.cpu.brand_string 2>/dev/null)"
+  echo "cores=$(sysctl -n hw.ncpu 2>/dev/null)"
+  echo "distro=macOS $(sw_vers -productVersion 2>/dev/null)"
+fi
+g=/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
+[ -r $g ] && echo "governor=$(cat $g)"
+true
+`
+
+// parseProbe reads probeScript's output; later keys win, unknown keys are ignored.
+func parseProbe(out []byte) artifact.Device {
+	var d artifact.Device
+	var distro string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch k {
+		case "os":
+			d.OS = v
+		case "distro":
+			distro = v
+		case "kernel":
+			d.Kernel = v
+		case "arch":
+			d.Arch = v
+		case "cpu_model":
+			if v != "" {
+				d.CPUModel = v
+			}
+		case "cores":
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				d.Cores = n
+			}
+		case "governor":
+			d.Governor = v
+		}
+	}
+	if distro != "" {
+		d.OS += " (" + distro + ")"
+	}
+	return d
+}
+
+// signalName names a signal the way users look it up: "SIGSEGV".
+func signalName(s syscall.Signal) string {
+	if n := unix.SignalName(s); n != "" {
+		return n
+	}
+	return s.String()
+}

@@ -1,0 +1,42 @@
+// Package targets moves bench programs to a device and runs them there: push, run, pull, and the facts about the
+// device that an artifact records. Each transport wraps its errors with the device and the operation.
+package targets
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/build"
+)
+
+// Target is a device bench programs run on.
+type Target interface {
+	// Name is the target's name as the user gave it ("linux", "android", a config name).
+	Name() string
+	// Toolchain is what builds programs for this target.
+	Toolchain() build.Toolchain
+	// Push makes the local binary runnable on the device and returns its path there.
+	Push(ctx context.Context, local string) (string, error)
+	// Run runs the program with args, streaming its stdout and stderr, until it exits or ctx ends (then it is
+	// killed on the device). A program that ran and exited non-zero is an *ExitError, not a transport error.
+	Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error
+	// Device describes the device for the artifact.
+	Device(ctx context.Context) (artifact.Device, error)
+	// Close removes what Push left on the device.
+	Close() error
+}
+
+// ExitError is a program that ran and ended badly: a non-zero exit status or a signal.
+type ExitError struct {
+	Status int    // exit status, or -1 when killed by a signal
+	Signal string // the signal's name, when there was one
+}
+
+func (e *ExitError) Error() string {
+	if e.Signal != "" {
+		return "killed by signal " + e.Signal
+	}
+	return fmt.Sprintf("exit status %d", e.Status)
+}
