@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -40,6 +41,44 @@ func Host() Toolchain {
 		tc.CC = cc
 	}
 	return tc
+}
+
+// staticLD links statically: device programs must not depend on the device's libc (Android has bionic, an old
+// webOS an old glibc).
+var staticLD = []string{"-static", "-lm", "-lpthread"}
+
+// Toolchains are the cross toolchains from Debian's packages, by the names targets and the config use.
+var Toolchains = map[string]Toolchain{
+	// HP TouchPad and other ARMv7 softfp devices (webOS): armel compiler, VFPv3-D16, softfp calling convention.
+	"webos": {Name: "webos", CC: "arm-linux-gnueabi-gcc",
+		CFlags:  append(slices.Clone(commonCFlags), "-march=armv7-a", "-mfpu=vfpv3-d16", "-mfloat-abi=softfp"),
+		LDFlags: append(slices.Clone(staticLD), "-latomic"),
+		Hint:    "apt-get install gcc-arm-linux-gnueabi"},
+	"armv7": {Name: "armv7", CC: "arm-linux-gnueabihf-gcc", CFlags: append(slices.Clone(commonCFlags), "-march=armv7-a"),
+		LDFlags: append(slices.Clone(staticLD), "-latomic"), Hint: "apt-get install gcc-arm-linux-gnueabihf"},
+	"aarch64": {Name: "aarch64", CC: "aarch64-linux-gnu-gcc", CFlags: commonCFlags, LDFlags: staticLD,
+		Hint: "apt-get install gcc-aarch64-linux-gnu"},
+	"x86_64": {Name: "x86_64", CC: "x86_64-linux-gnu-gcc", CFlags: commonCFlags, LDFlags: staticLD,
+		Hint: "apt-get install gcc-x86-64-linux-gnu (or gcc on an x86_64 machine)"},
+	"x86": {Name: "x86", CC: "i686-linux-gnu-gcc", CFlags: commonCFlags, LDFlags: staticLD,
+		Hint: "apt-get install gcc-i686-linux-gnu"},
+}
+
+// ToolchainNamed returns "host" or one of Toolchains.
+func ToolchainNamed(name string) (Toolchain, error) {
+	if name == "host" {
+		return Host(), nil
+	}
+	tc, ok := Toolchains[name]
+	if !ok {
+		names := []string{"host"}
+		for n := range Toolchains {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return Toolchain{}, fmt.Errorf("unknown toolchain %q (have %s)", name, strings.Join(names, ", "))
+	}
+	return tc, nil
 }
 
 // check finds the compiler and returns its version line, which is part of every cache key.

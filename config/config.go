@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -24,7 +25,31 @@ type Config struct {
 	Defaults Defaults          `toml:"defaults"`
 	QuickJS  QuickJS           `toml:"quickjs"`
 	Bridges  map[string]Bridge `toml:"bridges"`
+	Targets  map[string]Target `toml:"targets"`
 }
+
+// Target declares a device beyond the built-in names (linux, mac, android, webos), or changes a built-in one.
+type Target struct {
+	// Kind is how bench-bridge reaches it: local, adb, ssh or novacom.
+	Kind string `toml:"kind"`
+	// Serial is the adb serial of an adb target.
+	Serial string `toml:"serial"`
+	// Host is [user@]host[:port] of an ssh target.
+	Host       string `toml:"host"`
+	Identity   string `toml:"identity"`    // ssh private key file
+	KnownHosts string `toml:"known_hosts"` // ssh known_hosts file (default ~/.ssh/known_hosts)
+	// LegacyAlgorithms opts an ssh target into old key exchanges, ciphers, MACs and host key types (old devices).
+	LegacyAlgorithms bool `toml:"legacy_algorithms"`
+	// Toolchain names a toolchain bench-bridge knows (see build.Toolchains), e.g. "webos" or "aarch64".
+	Toolchain string `toml:"toolchain"`
+	// RunPrefix runs before the program on the device, e.g. "taskset -c 1" or "qemu-arm -cpu cortex-a8".
+	RunPrefix string `toml:"run_prefix"`
+	// Workdir is where programs are pushed on the device.
+	Workdir string `toml:"workdir"`
+}
+
+// TargetKinds lists the kinds a target can have.
+var TargetKinds = []string{"local", "adb", "ssh", "novacom"}
 
 // Defaults apply to every run unless a flag says otherwise.
 type Defaults struct {
@@ -95,13 +120,18 @@ func Parse(path, text string) (*Config, error) {
 			keys = append(keys, k.String())
 		}
 		sort.Strings(keys)
-		return nil, fmt.Errorf("%s: unknown key %s (known: defaults.samples, defaults.min_time, defaults.out_dir, quickjs.src, bridges.NAME.build, bridges.NAME.binary)", path, strings.Join(keys, ", "))
+		return nil, fmt.Errorf("%s: unknown key %s (see docs/config.md)", path, strings.Join(keys, ", "))
 	}
 	if c.Defaults.Samples < 0 {
 		return nil, fmt.Errorf("%s: defaults.samples is %d, want at least 1", path, c.Defaults.Samples)
 	}
 	if c.Defaults.MinTime.Duration < 0 {
 		return nil, fmt.Errorf("%s: defaults.min_time is %s, want a positive duration", path, c.Defaults.MinTime)
+	}
+	for name, t := range c.Targets {
+		if !slices.Contains(TargetKinds, t.Kind) {
+			return nil, fmt.Errorf("%s: targets.%s.kind is %q, want one of %s", path, name, t.Kind, strings.Join(TargetKinds, ", "))
+		}
 	}
 	for name, b := range c.Bridges {
 		if b.Build == "" || b.Binary == "" {

@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
 func localTarget(t *testing.T) targets.Target {
 	t.Helper()
 	name := map[string]string{"linux": "linux", "darwin": "mac"}[runtime.GOOS]
-	l, err := targets.NewLocal(name)
+	l, err := targets.NewLocal(name, config.Target{Kind: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}

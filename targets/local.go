@@ -12,6 +12,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/config"
 )
 
 // Local runs programs on this machine: the linux and mac targets.
@@ -20,17 +21,21 @@ type Local struct {
 	tc   build.Toolchain
 }
 
-// NewLocal returns the local target called name ("linux" or "mac"), refusing the one this machine is not.
-func NewLocal(name string) (*Local, error) {
-	want := map[string]string{"linux": "linux", "mac": "darwin"}[name]
-	if want == "" {
-		return nil, fmt.Errorf("%q is not a local target (use linux or mac)", name)
-	}
-	if runtime.GOOS != want {
+// NewLocal returns the local target called name. The built-in names linux and mac refuse to run on the other
+// system; a configured local target may name a toolchain (the host's by default).
+func NewLocal(name string, spec config.Target) (*Local, error) {
+	if want, builtin := map[string]string{"linux": "linux", "mac": "darwin"}[name]; builtin && runtime.GOOS != want {
 		other := map[string]string{"linux": "linux", "darwin": "mac"}[runtime.GOOS]
 		return nil, fmt.Errorf("target %s runs on %s, and this machine runs %s: use bench-bridge %s", name, want, runtime.GOOS, other)
 	}
-	return &Local{name: name, tc: build.Host()}, nil
+	tc := build.Host()
+	if spec.Toolchain != "" {
+		var err error
+		if tc, err = build.ToolchainNamed(spec.Toolchain); err != nil {
+			return nil, fmt.Errorf("target %s: %w", name, err)
+		}
+	}
+	return &Local{name: name, tc: tc}, nil
 }
 
 // Name implements Target.

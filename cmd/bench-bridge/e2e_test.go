@@ -131,7 +131,7 @@ func TestShowRejectsBadInput(t *testing.T) {
 		{[]string{"show"}, "requires at least 1 arg"},
 		{[]string{localName(), "--cases", "nope"}, `unknown case "nope"`},
 		{[]string{localName(), "--samples", "0"}, "--samples must be at least 1"},
-		{[]string{"floor", "plan9"}, `"plan9" is not a local target`},
+		{[]string{"floor", "plan9"}, `unknown target "plan9"`},
 	}
 	for _, tt := range tests {
 		_, stderr, code := run(t, tt.args...)

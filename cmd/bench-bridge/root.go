@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/runner"
 )
 
@@ -39,10 +40,13 @@ type exitCode int
 func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	o := &runOptions{}
 	root := &cobra.Command{
-		Use:   "bench-bridge",
+		Use:   "bench-bridge TARGET...",
 		Short: "Measure what one script <-> host call costs on real devices, and how far it is from the floor",
-		Long: `bench-bridge builds a set of benchmark cases twice, through the boundary under test (the bridge) and
+		Long: `Targets: linux and mac (the local machine), and the targets of the config file (bench-bridge.toml).
+
+bench-bridge builds a set of benchmark cases twice, through the boundary under test (the bridge) and
 directly against the QuickJS C API (the floor), runs them on a target, writes one JSON artifact per run and
 shows artifacts side by side: ns per crossing, ratio to a pure-JavaScript loop, crossings per millisecond.`,
 		Example: `  bench-bridge linux
@@ -51,12 +55,17 @@ shows artifacts side by side: ns per crossing, ratio to a pure-JavaScript loop, 
   bench-bridge cases`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return measure(cmd, o, args, artifact.ProgramBridge, stdout, stderr)
+		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	for _, name := range localTargets {
-		root.AddCommand(newTargetCmd(name, stdout, stderr))
-	}
+	addMeasureFlags(root, o, true)
 	root.AddCommand(newFloorCmd(stdout, stderr), newShowCmd(stdout), newCasesCmd(stdout), newVersionCmd(stdout))
 	return root
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -15,9 +16,6 @@ import (
 	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
-
-// localTargets are the built-in names of the local machine.
-var localTargets = []string{"linux", "mac"}
 
 // DefaultOutDir is where artifacts go unless --out says otherwise.
 const DefaultOutDir = "docs/reports/bench"
@@ -34,6 +32,7 @@ type runOptions struct {
 	codec      string
 	bridge     string
 	configFile string
+	target     targets.Overrides
 }
 
 func (o *runOptions) register(cmd *cobra.Command, bridge bool) {
@@ -47,6 +46,13 @@ func (o *runOptions) register(cmd *cobra.Command, bridge bool) {
 	f.StringVar(&o.out, "out", "", "artifact path (default "+DefaultOutDir+"/<name>.json)")
 	f.StringVar(&o.quickjsSrc, "quickjs-src", "", "QuickJS source tree to build against (default: the pinned release, fetched and cached; also $BENCH_BRIDGE_QUICKJS_SRC)")
 	f.StringVar(&o.configFile, "config", "", "config file (default ./"+config.DefaultFile+" when it exists)")
+	f.StringVar(&o.target.Serial, "serial", "", "adb: the device's serial when several are attached (default $ANDROID_SERIAL)")
+	f.StringVar(&o.target.Host, "host", "", "ssh: [user@]host[:port] of the device")
+	f.StringVar(&o.target.Identity, "identity", "", "ssh: private key file")
+	f.StringVar(&o.target.KnownHosts, "known-hosts", "", "ssh: known_hosts file (default ~/.ssh/known_hosts)")
+	f.BoolVar(&o.target.AcceptHostKey, "accept-host-key", false, "ssh: record an unknown host key in the known_hosts file (a changed key is always refused)")
+	f.StringVar(&o.target.RunPrefix, "run-prefix", "", "command put before the program on the device, e.g. \"taskset -c 1\"")
+	f.StringVar(&o.target.Workdir, "workdir", "", "directory for the programs on the device")
 	if bridge {
 		f.StringVar(&o.codec, "codec", "json", "reference bridge codec")
 		f.StringVar(&o.bridge, "bridge", "", "measure a bridge declared in the config (bridges.NAME) instead of the reference bridge")
@@ -68,11 +74,7 @@ func (o *runOptions) applyConfig(cmd *cobra.Command, c *config.Config) {
 }
 
 // job turns the flags and the config into a runner job for target and program kind.
-func (o *runOptions) job(cmd *cobra.Command, t targets.Target, kind string, log io.Writer) (*runner.Job, error) {
-	cfg, err := config.Load(o.configFile)
-	if err != nil {
-		return nil, err
-	}
+func (o *runOptions) job(cmd *cobra.Command, cfg *config.Config, t targets.Target, kind string, log io.Writer) (*runner.Job, error) {
 	o.applyConfig(cmd, cfg)
 	var user *runner.UserBridge
 	if o.bridge != "" {
@@ -129,59 +131,77 @@ func defaultName(target, kind, codec string) string {
 	return target + "-" + codec + ".json"
 }
 
-// measure runs one job and shows its artifact.
-func measure(cmd *cobra.Command, o *runOptions, targetName, kind string, stdout, stderr io.Writer) error {
-	t, err := targets.NewLocal(targetName)
+// measure runs the program on each target in turn, one artifact each, and shows them side by side.
+func measure(cmd *cobra.Command, o *runOptions, names []string, kind string, stdout, stderr io.Writer) error {
+	cfg, err := config.Load(o.configFile)
 	if err != nil {
 		return err
 	}
-	job, err := o.job(cmd, t, kind, stderr)
-	if err != nil {
-		return err
+	o.target.Log = stderr
+	var arts []*artifact.Artifact
+	var files []string
+	var failed []error
+	for _, name := range names {
+		a, out, err := measureOne(cmd, o, cfg, name, kind, stderr)
+		if a != nil {
+			arts, files = append(arts, a), append(files, out)
+		}
+		if err != nil {
+			failed = append(failed, fmt.Errorf("%s: %w", name, err))
+		}
 	}
-	start := time.Now()
-	a, runErr := job.Run(cmd.Context())
-	if a == nil {
-		return runErr
+	if len(arts) > 0 {
+		if err := reports.Render(stdout, reports.Build(arts, files), "text"); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(stderr, "wrote %s in %s\n", job.Out, time.Since(start).Round(100*time.Millisecond))
-	if err := reports.Render(stdout, reports.Build([]*artifact.Artifact{a}, []string{job.Out}), "text"); err != nil {
-		return err
-	}
-	if runErr != nil {
-		return runErr
-	}
-	if !a.Complete {
-		return fmt.Errorf("%d of %d cases failed (see %s)", len(a.Failures), len(job.Options.Cases), job.Out)
-	}
-	return nil
+	return errors.Join(failed...)
 }
 
-func newTargetCmd(name string, stdout, stderr io.Writer) *cobra.Command {
-	o := &runOptions{}
-	cmd := &cobra.Command{
-		Use:   name,
-		Short: fmt.Sprintf("Run the bridge cases on the local machine (%s)", name),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return measure(cmd, o, name, artifact.ProgramBridge, stdout, stderr)
-		},
+// measureOne runs one job; it returns the artifact whenever one was written, even when the run failed.
+func measureOne(cmd *cobra.Command, o *runOptions, cfg *config.Config, name, kind string, stderr io.Writer) (*artifact.Artifact, string, error) {
+	t, err := targets.Open(cmd.Context(), name, cfg, o.target)
+	if err != nil {
+		return nil, "", err
 	}
-	o.register(cmd, true)
-	return cmd
+	job, err := o.job(cmd, cfg, t, kind, stderr)
+	if err != nil {
+		return nil, "", err
+	}
+	start := time.Now()
+	a, err := job.Run(cmd.Context())
+	if a == nil {
+		return nil, "", err
+	}
+	fmt.Fprintf(stderr, "wrote %s in %s\n", job.Out, time.Since(start).Round(100*time.Millisecond))
+	if err == nil && !a.Complete {
+		err = fmt.Errorf("%d of %d cases failed (see %s)", len(a.Failures), len(job.Options.Cases), job.Out)
+	}
+	return a, job.Out, err
+}
+
+// addMeasureFlags makes cmd a measuring command: its arguments are target names.
+func addMeasureFlags(cmd *cobra.Command, o *runOptions, bridge bool) {
+	o.register(cmd, bridge)
+	cmd.ValidArgsFunction = func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+		cfg, err := config.Load(o.configFile)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		return targets.Names(cfg), cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 func newFloorCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &runOptions{}
 	cmd := &cobra.Command{
-		Use:       "floor TARGET",
-		Short:     "Run the same cases written directly against the QuickJS C API: the floor to approach",
-		Args:      cobra.ExactArgs(1),
-		ValidArgs: localTargets,
+		Use:   "floor TARGET...",
+		Short: "Run the same cases written directly against the QuickJS C API: the floor to approach",
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return measure(cmd, o, args[0], artifact.ProgramFloor, stdout, stderr)
+			return measure(cmd, o, args, artifact.ProgramFloor, stdout, stderr)
 		},
 	}
-	o.register(cmd, false)
+	addMeasureFlags(cmd, o, false)
 	return cmd
 }
