@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"syscall"
@@ -46,6 +47,15 @@ func (l *Local) Toolchain() build.Toolchain { return l.tc }
 
 // Push implements Target: a local binary runs where it was built.
 func (l *Local) Push(_ context.Context, local string) (string, error) { return local, nil }
+
+// Pull implements Target by copying the file.
+func (l *Local) Pull(_ context.Context, remote, local string) error {
+	data, err := os.ReadFile(remote)
+	if err != nil {
+		return fmt.Errorf("%s: pull: %w", l.name, err)
+	}
+	return os.WriteFile(local, data, 0o644)
+}
 
 // Close implements Target.
 func (l *Local) Close() error { return nil }
@@ -90,9 +100,9 @@ func exitError(err error) error {
 func (l *Local) Device(ctx context.Context) (artifact.Device, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "sh", "-c", probeScript).Output()
+	out, err := exec.CommandContext(ctx, "sh", "-c", ProbeScript).Output()
 	if err != nil {
 		return artifact.Device{}, fmt.Errorf("%s: reading device facts: %w", l.name, err)
 	}
-	return parseProbe(out), nil
+	return ParseProbe(out), nil
 }

@@ -11,9 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// probeScript prints key=value facts about a device. It is plain POSIX sh so that the same text runs on a Linux box,
+// ProbeScript prints key=value facts about a device. It is plain POSIX sh so that the same text runs on a Linux box,
 // an Android shell or a webOS busybox, and every read tolerates a missing file.
-const probeScript = `
+const ProbeScript = `
 echo "os=$(uname -s)"
 echo "kernel=$(uname -r)"
 echo "arch=$(uname -m)"
@@ -33,8 +33,8 @@ g=/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
 true
 `
 
-// parseProbe reads probeScript's output; later keys win, unknown keys are ignored.
-func parseProbe(out []byte) artifact.Device {
+// ParseProbe reads ProbeScript's output; later keys win, unknown keys are ignored.
+func ParseProbe(out []byte) artifact.Device {
 	var d artifact.Device
 	var distro string
 	sc := bufio.NewScanner(bytes.NewReader(out))

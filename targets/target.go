@@ -22,6 +22,8 @@ type Target interface {
 	// Run runs the program with args, streaming its stdout and stderr, until it exits or ctx ends (then it is
 	// killed on the device). A program that ran and exited non-zero is an *ExitError, not a transport error.
 	Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error
+	// Pull copies a file from the device to the local path (profiler data, for example).
+	Pull(ctx context.Context, remote, local string) error
 	// Device describes the device for the artifact.
 	Device(ctx context.Context) (artifact.Device, error)
 	// Close removes what Push left on the device.

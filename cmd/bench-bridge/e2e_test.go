@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -11,19 +10,8 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
-
-// require fails the test in CI (CI=true) and skips it elsewhere when a part it needs is missing.
-func require(t *testing.T, command, install string) {
-	t.Helper()
-	if _, err := exec.LookPath(command); err == nil {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is required in CI: %s", command, install)
-	}
-	t.Skipf("%s not found: %s", command, install)
-}
 
 // run executes the command line as a user would and returns stdout, stderr and the exit status.
 func run(t *testing.T, args ...string) (string, string, int) {
@@ -43,7 +31,7 @@ func localName() string {
 // TestEndToEnd builds QuickJS, the floor and the json bridge on this machine with a short budget, runs every case,
 // and checks the artifacts and show's table.
 func TestEndToEnd(t *testing.T) {
-	require(t, "cc", "apt-get install gcc (scripts/setup does it)")
+	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
 	dir := t.TempDir()
 	floorOut, bridgeOut := filepath.Join(dir, "floor.json"), filepath.Join(dir, "bridge.json")
 	budget := []string{"--samples", "6", "--min-time", "5ms"}
