@@ -32,9 +32,8 @@ type UserBridge struct {
 	Name, Dir, Build, Binary string
 }
 
-// Run builds the program, runs it and writes the artifact. When the run fails part-way, the artifact is still
-// written, with what was measured and complete=false, and the error says what broke.
-func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
+// Build fetches QuickJS if needed and builds (or finds in the cache) the job's program for its target's toolchain.
+func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 	tc := j.Target.Toolchain()
 	src, err := build.QuickJSSource(ctx, j.QuickJSSrc, j.Log)
 	if err != nil {
@@ -44,12 +43,16 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	var prog *build.Program
 	if u := j.User; u != nil {
-		prog, err = build.UserBridge(ctx, tc, lib, u.Name, u.Dir, u.Build, u.Binary, j.Log)
-	} else {
-		prog, err = build.BuildProgram(ctx, tc, lib, j.Kind, j.Codec, j.Log)
+		return build.UserBridge(ctx, tc, lib, u.Name, u.Dir, u.Build, u.Binary, j.Log)
 	}
+	return build.BuildProgram(ctx, tc, lib, j.Kind, j.Codec, j.Log)
+}
+
+// Run builds the program, runs it and writes the artifact. When the run fails part-way, the artifact is still
+// written, with what was measured and complete=false, and the error says what broke.
+func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
+	prog, err := j.Build(ctx)
 	if err != nil {
 		return nil, err
 	}
