@@ -48,6 +48,31 @@ type Device struct {
 	QuickJS  string `json:"quickjs"`
 	// Emulated is true when the program ran under an emulator (qemu): its numbers are not the device's.
 	Emulated bool `json:"emulated"`
+	// RunPrefix is the command the program ran under on the device ("taskset -c 1", "qemu-arm -cpu cortex-a8").
+	RunPrefix string `json:"run_prefix,omitempty"`
+	// Libc names the device's C library ("glibc 2.36"); static programs do not use it, but it dates the system.
+	Libc string `json:"libc,omitempty"`
+	// LoadAvg is the 1, 5 and 15 minute load average when the run started: a busy device measures slow.
+	LoadAvg string `json:"load_avg,omitempty"`
+	// CPUFreqs are each CPU's cpufreq governor and frequencies, where readable.
+	CPUFreqs []CPUFreq `json:"cpu_freqs,omitempty"`
+	// Thermal are the device's thermal zones and their temperatures when the run started.
+	Thermal []Thermal `json:"thermal,omitempty"`
+}
+
+// CPUFreq is one CPU's frequency scaling state; frequencies are in kHz, 0 when unreadable.
+type CPUFreq struct {
+	CPU      int    `json:"cpu"`
+	Governor string `json:"governor,omitempty"`
+	CurKHz   int64  `json:"cur_khz,omitempty"`
+	MinKHz   int64  `json:"min_khz,omitempty"`
+	MaxKHz   int64  `json:"max_khz,omitempty"`
+}
+
+// Thermal is one thermal zone's temperature.
+type Thermal struct {
+	Zone    string  `json:"zone"`
+	Celsius float64 `json:"celsius"`
 }
 
 // Settings are the measurement settings the run used.
@@ -55,6 +80,8 @@ type Settings struct {
 	Samples   int   `json:"samples"`
 	MinTimeNs int64 `json:"min_time_ns"`
 	WarmupNs  int64 `json:"warmup_ns"`
+	// Defines are the extra compile-time options the program was built with (BB_EXTRA_WORK for the A/B build).
+	Defines []string `json:"defines,omitempty"`
 }
 
 // Case is the result of one measured case. Times are per op, in nanoseconds, timer overhead removed.
@@ -73,6 +100,9 @@ type Case struct {
 	RatioToRef *float64 `json:"ratio_to_ref"`
 	// CrossingsPerMs is 1e6 / MedianNs for crossing cases, nil otherwise.
 	CrossingsPerMs *float64 `json:"crossings_per_ms"`
+	// InstructionsPerOp is what one op costs in instructions under valgrind's callgrind (--metric instructions);
+	// nil when not measured. The same binary gives the same count run after run.
+	InstructionsPerOp *float64 `json:"instructions_per_op,omitempty"`
 }
 
 // Failure is a case that produced no result: the program reported an error, crashed, or was killed.
