@@ -1,0 +1,115 @@
+package profile
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
+	"github.com/bench-bridge/bench-bridge/targets"
+)
+
+// bridgeProgram builds the json bridge on this machine (cached after the first build).
+func bridgeProgram(t *testing.T) (targets.Target, string, artifact.Device) {
+	t.Helper()
+	testenv.Require(t, "cc", "apt-get install gcc")
+	local, err := targets.NewLocal("linux", config.Target{Kind: "local"})
+	if err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	src, err := build.QuickJSSource(ctx, "", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := build.BuildQuickJS(ctx, local.Toolchain(), src, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := build.BuildProgram(ctx, local.Toolchain(), lib, artifact.ProgramBridge, "json", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Profile a copy in a directory of the test's own, so the profiler's data file lands there.
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bridge")
+	b, _ := os.ReadFile(prog.Path)
+	os.WriteFile(bin, b, 0o755)
+	dev, err := local.Device(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return local, bin, dev
+}
+
+// TestProfilersNameTheBoundaryAndQuickJS runs the real perf, strace and callgrind on the json bridge and checks that
+// the summary names the bridge's own functions and QuickJS's, and that the raw output and data file are kept.
+func TestProfilersNameTheBoundaryAndQuickJS(t *testing.T) {
+	target, bin, dev := bridgeProgram(t)
+	for _, tc := range []struct {
+		tool, command, install string
+		secs                   float64
+		parts                  []string
+	}{
+		{"perf", "perf", "apt-get install linux-perf", 1, []string{"boundary", "interpreter", "number text", "allocation"}},
+		{"callgrind", "valgrind", "apt-get install valgrind", 0.5, []string{"boundary", "interpreter", "number text", "allocation"}},
+		{"strace", "strace", "apt-get install strace", 0.5, []string{"kernel"}},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			testenv.Require(t, tc.command, tc.install)
+			out := t.TempDir()
+			res, err := Run(context.Background(), target, bin, dev, Options{Case: "script_to_host_scalar", Seconds: tc.secs, Tool: tc.tool, OutDir: out, Log: io.Discard})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range tc.parts {
+				if res.Parts[p] <= 0 {
+					t.Errorf("%s: no share for %s: %+v", tc.tool, p, res.Parts)
+				}
+			}
+			if tc.tool != "strace" {
+				var boundary, quickjs bool
+				for _, f := range res.Top {
+					boundary = boundary || Classify(f) == "boundary"
+					quickjs = quickjs || strings.HasPrefix(f.Symbol, "JS_") || strings.HasPrefix(f.Symbol, "js_")
+				}
+				if !quickjs {
+					t.Errorf("%s: no QuickJS function among the top: %+v", tc.tool, res.Top)
+				}
+				if res.Parts["boundary"] == 0 || !boundary && len(res.Top) < TopN {
+					t.Errorf("%s: the bridge's own functions are not named: %+v", tc.tool, res.Top)
+				}
+				if st, err := os.Stat(res.Data); err != nil || st.Size() == 0 {
+					t.Errorf("%s: data file %s not kept: %v", tc.tool, res.Data, err)
+				}
+			}
+			if want := filepath.Join(out, "profile-linux-script_to_host_scalar.txt"); res.Raw != want {
+				t.Errorf("raw output at %s, want %s", res.Raw, want)
+			}
+		})
+	}
+}
+
+func TestProfileErrors(t *testing.T) {
+	target, bin, dev := bridgeProgram(t)
+	ctx := context.Background()
+	if _, err := Run(ctx, target, bin, dev, Options{Case: "script_to_host_scalar", Seconds: 1, Tool: "sample", OutDir: t.TempDir(), Log: io.Discard}); err == nil ||
+		!strings.Contains(err.Error(), "profiler sample is not on the device: sample ships with macOS") {
+		t.Errorf("missing profiler: %v", err)
+	}
+	if _, err := Run(ctx, target, bin, dev, Options{Case: "script_to_host_scalar", Seconds: 1, Tool: "gprof", OutDir: t.TempDir(), Log: io.Discard}); err == nil ||
+		!strings.Contains(err.Error(), `unknown profiler "gprof"`) {
+		t.Errorf("unknown profiler: %v", err)
+	}
+	for _, s := range []string{"abc", "0", "-1", "1e9"} {
+		if _, err := ParseSeconds(s); err == nil || !strings.Contains(err.Error(), "not a number of seconds") {
+			t.Errorf("ParseSeconds(%q) = %v", s, err)
+		}
+	}
+}
