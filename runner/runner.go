@@ -26,8 +26,13 @@ type Options struct {
 	Warmup  time.Duration // warm-up per case
 	// Stall is how long the program may print nothing before it is taken as hung and killed.
 	Stall time.Duration
-	// Progress receives one line per finished case; nil for none.
+	// Progress receives one line per finished case when OnEvent is nil; nil for none.
 	Progress io.Writer
+	// OnEvent, when set, receives every step of the run instead of Progress's lines. It is called from the goroutine
+	// that reads the program's output.
+	OnEvent func(Event)
+	// Instructions adds each case's instructions per op, counted under valgrind's callgrind after the times.
+	Instructions bool
 }
 
 // DefaultOptions are the settings a plain `bench-bridge linux` uses.
@@ -41,6 +46,7 @@ type Raw struct {
 	Meta            map[string]string
 	Cases           []RawCase
 	Failures        []artifact.Failure
+	notify          func(Event)
 }
 
 // RawCase is one case's samples as the program reported them.
@@ -59,9 +65,20 @@ var errStalled = errors.New("stalled")
 // measured so far with the error.
 func Measure(ctx context.Context, t targets.Target, program string, opts Options) (*Raw, error) {
 	raw := &Raw{Meta: map[string]string{}}
+	raw.notify = func(e Event) {
+		e.Target, e.Total, e.Done = t.Name(), len(opts.Cases), len(raw.Cases)+len(raw.Failures)
+		switch {
+		case opts.OnEvent != nil:
+			opts.OnEvent(e)
+		case opts.Progress != nil && e.Kind == CaseMeasured:
+			fmt.Fprintf(opts.Progress, "%s: %-28s %s/op\n", e.Target, e.Case, artifact.FormatNs(e.MedianNs))
+		case opts.Progress != nil && e.Kind == CaseFailed:
+			fmt.Fprintf(opts.Progress, "%s: %-28s failed: %s\n", e.Target, e.Case, e.Reason)
+		}
+	}
 	remaining := slices.Clone(opts.Cases)
 	for len(remaining) > 0 {
-		s := &session{raw: raw, want: remaining, progress: opts.Progress, target: t.Name()}
+		s := &session{raw: raw, want: remaining}
 		err := s.run(ctx, t, program, opts)
 		remaining = slices.DeleteFunc(remaining, func(n string) bool { return s.finished[n] })
 		if err == nil {
@@ -101,14 +118,20 @@ func Measure(ctx context.Context, t targets.Target, program string, opts Options
 
 func (r *Raw) fail(name, reason, stderr string) {
 	r.Failures = append(r.Failures, artifact.Failure{Name: name, Reason: reason, StderrTail: stderr})
+	r.emit(Event{Kind: CaseFailed, Case: name, Reason: reason})
+}
+
+// emit passes an event to the listener, if there is one.
+func (r *Raw) emit(e Event) {
+	if r.notify != nil {
+		r.notify(e)
+	}
 }
 
 // session is one process of the program: it parses the lines as they come.
 type session struct {
 	raw         *Raw
 	want        []string
-	target      string
-	progress    io.Writer
 	current     string          // begun, not ended
 	finished    map[string]bool // ended, or reported an error
 	cur         *RawCase
@@ -178,6 +201,7 @@ func (s *session) handle(line string) error {
 	case "begin":
 		s.current = r.name
 		s.cur = &RawCase{Name: r.name}
+		s.raw.emit(Event{Kind: CaseStarted, Case: r.name})
 	case "calibrated":
 		if s.cur == nil || s.cur.Name != r.name {
 			return errors.New("calibrated outside its case")
@@ -217,17 +241,14 @@ func (s *session) finish(name string) {
 	}
 }
 
-// report prints a progress line for a finished case.
+// report tells the listener about a measured case.
 func (s *session) report(c *RawCase) {
-	if s.progress == nil {
-		return
-	}
 	var ns []float64
 	for i := range c.Ns {
 		ns = append(ns, float64(c.Ns[i])/float64(c.Ops[i]))
 	}
 	slices.Sort(ns)
-	fmt.Fprintf(s.progress, "%s: %-28s %s/op\n", s.target, c.Name, artifact.FormatNs(ns[len(ns)/2]))
+	s.raw.emit(Event{Kind: CaseMeasured, Case: c.Name, MedianNs: ns[len(ns)/2]})
 }
 
 // tailBuffer keeps the last few KiB written to it: enough stderr to say why a program died.
