@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -26,8 +27,9 @@ type Program struct {
 var Codecs = []string{"json"}
 
 // BuildProgram links the floor or the reference bridge with lib, or returns the cached binary built from the same
-// sources, library and flags.
-func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec string, log io.Writer) (*Program, error) {
+// sources, library and flags. defines are extra compile-time options, NAME or NAME=VALUE (BB_EXTRA_WORK builds the
+// A/B variant of the bridge); they are part of the cache key and of the recorded flags.
+func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec string, log io.Writer, defines ...string) (*Program, error) {
 	var main string
 	switch kind {
 	case artifact.ProgramFloor:
@@ -48,11 +50,16 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 		}
 		files[filepath.Base(name)] = b
 	}
-	defines := []string{"-DBB_CODEC_" + strings.ToUpper(codec)}
+	extra, err := defineFlags(defines)
+	if err != nil {
+		return nil, err
+	}
+	defines = []string{"-DBB_CODEC_" + strings.ToUpper(codec)}
 	if codec == "" {
 		defines = nil
 	}
-	keyParts := []string{kind, codec, lib.Compiler, strings.Join(lib.Objects, " "), strings.Join(tc.CFlags, " "), strings.Join(tc.LDFlags, " ")}
+	defines = append(defines, extra...)
+	keyParts := []string{kind, codec, lib.Compiler, strings.Join(lib.Objects, " "), strings.Join(tc.CFlags, " "), strings.Join(tc.LDFlags, " "), strings.Join(defines, " ")}
 	for name, b := range files {
 		keyParts = append(keyParts, name, string(b))
 	}
@@ -99,4 +106,20 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 		return nil, err
 	}
 	return prog, nil
+}
+
+// defineName is what a compile-time option's name may be: a C identifier.
+var defineName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// defineFlags turns NAME or NAME=VALUE options into -D flags, refusing anything that is not one.
+func defineFlags(defines []string) ([]string, error) {
+	var flags []string
+	for _, d := range defines {
+		name, value, hasValue := strings.Cut(d, "=")
+		if !defineName.MatchString(name) || (hasValue && strings.ContainsAny(value, " \t\n\"'\\")) {
+			return nil, fmt.Errorf("define %q: want NAME or NAME=VALUE, with NAME a C identifier and VALUE without spaces or quotes", d)
+		}
+		flags = append(flags, "-D"+d)
+	}
+	return flags, nil
 }

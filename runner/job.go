@@ -25,6 +25,8 @@ type Job struct {
 	Log        io.Writer
 	// User, when set, is a user's bridge to build and measure instead of the reference bridge.
 	User *UserBridge
+	// Defines are extra compile-time options of the reference bridge or the floor (see build.BuildProgram).
+	Defines []string
 }
 
 // UserBridge is a bench program of the user's, declared in the config.
@@ -46,7 +48,7 @@ func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 	if u := j.User; u != nil {
 		return build.UserBridge(ctx, tc, lib, u.Name, u.Dir, u.Build, u.Binary, j.Log)
 	}
-	return build.BuildProgram(ctx, tc, lib, j.Kind, j.Codec, j.Log)
+	return build.BuildProgram(ctx, tc, lib, j.Kind, j.Codec, j.Log, j.Defines...)
 }
 
 // Run builds the program, runs it and writes the artifact. When the run fails part-way, the artifact is still
@@ -66,6 +68,11 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 		return nil, err
 	}
 	defer j.Target.Close()
+	if j.Options.Instructions {
+		if err := CheckValgrind(ctx, j.Target); err != nil {
+			return nil, err
+		}
+	}
 
 	a := &artifact.Artifact{
 		Schema: artifact.Schema, Tool: Tool, Target: j.Target.Name(), Program: prog.Kind, Codec: prog.Codec,
@@ -74,6 +81,7 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 		StartedAt: time.Now().UTC(),
 		Cases:     []artifact.Case{}, Failures: []artifact.Failure{}, Warnings: []string{},
 	}
+	a.Settings.Defines = j.Defines
 	fmt.Fprintf(j.Log, "running %s on %s: %d cases, %d samples of at least %s each\n", a.Label(), a.Target,
 		len(j.Options.Cases), j.Options.Samples, j.Options.MinTime)
 	raw, runErr := Measure(ctx, j.Target, remote, j.Options)
@@ -84,6 +92,9 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 		a.Codec = c
 	}
 	Assemble(a, raw, j.Options.Cases)
+	if j.Options.Instructions && runErr == nil {
+		runErr = j.countInstructions(ctx, remote, a)
+	}
 	if err := artifact.Write(j.Out, a); err != nil {
 		return a, err
 	}
@@ -91,4 +102,25 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 		return a, fmt.Errorf("%w (partial artifact with %d cases written to %s)", runErr, len(a.Cases), j.Out)
 	}
 	return a, nil
+}
+
+// countInstructions adds each measured case's instructions per op to a; a case that cannot be counted makes the
+// artifact incomplete.
+func (j *Job) countInstructions(ctx context.Context, remote string, a *artifact.Artifact) error {
+	var names []string
+	for _, c := range a.Cases {
+		names = append(names, c.Name)
+	}
+	fmt.Fprintf(j.Log, "counting instructions of %d cases under callgrind on %s\n", len(names), a.Target)
+	counts, err := MeasureInstructions(ctx, j.Target, remote, names, j.Options.Progress)
+	for i := range a.Cases {
+		if v, ok := counts[a.Cases[i].Name]; ok {
+			a.Cases[i].InstructionsPerOp = &v
+		}
+	}
+	if err != nil {
+		a.Complete = false
+		a.Warnings = append(a.Warnings, err.Error())
+	}
+	return err
 }

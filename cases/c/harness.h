@@ -63,6 +63,13 @@ uint64_t bb_now_ns(void);
 /* bb_sink receives every timed result so that no work can be optimised away. */
 extern volatile double bb_sink;
 
+/* bb_extra_work adds a fixed amount of real work. The reference bridge calls it once per crossing when built with
+ * -DBB_EXTRA_WORK: the A/B build that proves the regression gate flags a slower boundary. */
+#ifndef BB_EXTRA_WORK_STEPS
+#define BB_EXTRA_WORK_STEPS 128
+#endif
+void bb_extra_work(void);
+
 /* ---- The cases' JavaScript, the same in every program ----
  *
  * Script -> host cases define bench(n), whose loop makes n crossings, and check their host functions when the

@@ -33,6 +33,8 @@ type runOptions struct {
 	bridge     string
 	configFile string
 	target     targets.Overrides
+	metric     string
+	defines    []string
 }
 
 func (o *runOptions) register(cmd *cobra.Command, bridge bool) {
@@ -53,6 +55,8 @@ func (o *runOptions) register(cmd *cobra.Command, bridge bool) {
 	f.BoolVar(&o.target.AcceptHostKey, "accept-host-key", false, "ssh: record an unknown host key in the known_hosts file (a changed key is always refused)")
 	f.StringVar(&o.target.RunPrefix, "run-prefix", "", "command put before the program on the device, e.g. \"taskset -c 1\"")
 	f.StringVar(&o.target.Workdir, "workdir", "", "directory for the programs on the device")
+	f.StringVar(&o.metric, "metric", "time", "time, or instructions: the times, then instructions per op counted under valgrind's callgrind")
+	f.StringArrayVar(&o.defines, "define", nil, "compile-time option NAME[=VALUE] of the program, repeatable (BB_EXTRA_WORK: the A/B build)")
 	if bridge {
 		f.StringVar(&o.codec, "codec", "json", "reference bridge codec")
 		f.StringVar(&o.bridge, "bridge", "", "measure a bridge declared in the config (bridges.NAME) instead of the reference bridge")
@@ -95,6 +99,12 @@ func (o *runOptions) job(cmd *cobra.Command, cfg *config.Config, t targets.Targe
 	if o.minTime <= 0 {
 		return nil, fmt.Errorf("--min-time must be positive, got %s", o.minTime)
 	}
+	if o.metric != "time" && o.metric != "instructions" {
+		return nil, fmt.Errorf("--metric %q: want time or instructions", o.metric)
+	}
+	if len(o.defines) > 0 && user != nil {
+		return nil, fmt.Errorf("--define applies to the reference bridge and the floor, not to --bridge %s (its build command sets its flags)", o.bridge)
+	}
 	opts := runner.DefaultOptions()
 	opts.Cases, opts.Samples, opts.MinTime, opts.Stall = names, o.samples, o.minTime, o.stall
 	opts.Warmup = o.warmup
@@ -102,6 +112,7 @@ func (o *runOptions) job(cmd *cobra.Command, cfg *config.Config, t targets.Targe
 		opts.Warmup = o.minTime
 	}
 	opts.Progress = log
+	opts.Instructions = o.metric == "instructions"
 	out := o.out
 	if out == "" {
 		dir := DefaultOutDir
@@ -110,7 +121,8 @@ func (o *runOptions) job(cmd *cobra.Command, cfg *config.Config, t targets.Targe
 		}
 		out = filepath.Join(dir, defaultName(t.Name(), kind, o.codec))
 	}
-	return &runner.Job{Target: t, Kind: kind, Codec: o.codec, QuickJSSrc: o.quickjsSrc, Options: opts, Out: out, Log: log, User: user}, nil
+	return &runner.Job{Target: t, Kind: kind, Codec: o.codec, QuickJSSrc: o.quickjsSrc, Options: opts, Out: out, Log: log, User: user,
+		Defines: o.defines}, nil
 }
 
 func orNone(path string) string {
