@@ -79,6 +79,16 @@ func QuickJSSource(ctx context.Context, explicit string, log io.Writer) (string,
 	return dir, nil
 }
 
+// CachedQuickJS returns the pinned release's directory in the cache, if it has been fetched.
+func CachedQuickJS() (string, bool) {
+	cache, err := CacheDir()
+	if err != nil {
+		return "", false
+	}
+	dir := filepath.Join(cache, "quickjs-"+quickJSDebianVer)
+	return dir, checkQuickJSTree(dir) == nil
+}
+
 // checkQuickJSTree says whether dir looks like a QuickJS source tree we can build.
 func checkQuickJSTree(dir string) error {
 	for _, f := range append([]string{"quickjs.h", "VERSION"}, quickJSLibSources...) {

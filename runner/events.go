@@ -10,7 +10,8 @@ const (
 	CaseFailed                   // a case ended without a result
 )
 
-// Event is one step of a run, for progress displays. Done counts the cases finished so far, Total those asked for.
+// Event is one step of a run, for progress displays. Done counts the cases finished so far, this one included;
+// Total counts those asked for.
 type Event struct {
 	Kind     EventKind
 	Target   string

@@ -106,3 +106,6 @@ func (l *Local) Device(ctx context.Context) (artifact.Device, error) {
 	}
 	return ParseProbe(out), nil
 }
+
+// Machine implements the optional machine identity: every local target is this machine.
+func (l *Local) Machine() string { return "local" }

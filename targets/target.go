@@ -42,3 +42,13 @@ func (e *ExitError) Error() string {
 	}
 	return fmt.Sprintf("exit status %d", e.Status)
 }
+
+// Machine names the machine a target runs on, so that runs on one machine go one after another while different
+// machines run in parallel. A transport may say which device it is by a Machine method; otherwise the target's name
+// stands for its machine.
+func Machine(t Target) string {
+	if m, ok := t.(interface{ Machine() string }); ok {
+		return m.Machine()
+	}
+	return t.Name()
+}

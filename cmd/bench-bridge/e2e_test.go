@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -19,13 +18,6 @@ func run(t *testing.T, args ...string) (string, string, int) {
 	var stdout, stderr bytes.Buffer
 	code := execute(args, &stdout, &stderr)
 	return stdout.String(), stderr.String(), code
-}
-
-func localName() string {
-	if runtime.GOOS == "darwin" {
-		return "mac"
-	}
-	return "linux"
 }
 
 // TestEndToEnd builds QuickJS, the floor and the json bridge on this machine with a short budget, runs every case,

@@ -25,6 +25,9 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintf(stderr, "bench-bridge: error: %v\n", err)
+		if ctx.Err() != nil {
+			return 130 // interrupted, as shells report SIGINT
+		}
 		var ex exitCode
 		if errors.As(err, &ex) {
 			return int(ex)
@@ -66,7 +69,7 @@ shows artifacts side by side: ns per crossing, ratio to a pure-JavaScript loop, 
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	addMeasureFlags(root, o, true)
-	root.AddCommand(newFloorCmd(stdout, stderr), newProfileCmd(stdout, stderr), newShowCmd(stdout), newCasesCmd(stdout), newVersionCmd(stdout))
+	root.AddCommand(newFloorCmd(stdout, stderr), newProfileCmd(stdout, stderr), newDoctorCmd(stdout), newTargetsCmd(stdout), newGateCmd(stdout, stderr), newShowCmd(stdout), newCasesCmd(stdout), newVersionCmd(stdout))
 	return root
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,6 +34,8 @@ type runOptions struct {
 	codec      string
 	bridge     string
 	configFile string
+	quiet      bool
+	verbose    bool
 	target     targets.Overrides
 	metric     string
 	defines    []string
@@ -47,6 +51,8 @@ func (o *runOptions) register(cmd *cobra.Command, bridge bool) {
 	f.DurationVar(&o.stall, "stall-timeout", d.Stall, "kill the program when it prints nothing for this long")
 	f.StringVar(&o.out, "out", "", "artifact path (default "+DefaultOutDir+"/<name>.json)")
 	f.StringVar(&o.quickjsSrc, "quickjs-src", "", "QuickJS source tree to build against (default: the pinned release, fetched and cached; also $BENCH_BRIDGE_QUICKJS_SRC)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "print only the table and errors")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every case as it finishes, also on a terminal")
 	f.StringVar(&o.configFile, "config", "", "config file (default ./"+config.DefaultFile+" when it exists)")
 	f.StringVar(&o.target.Serial, "serial", "", "adb: the device's serial when several are attached (default $ANDROID_SERIAL)")
 	f.StringVar(&o.target.Host, "host", "", "ssh: [user@]host[:port] of the device")
@@ -143,23 +149,56 @@ func defaultName(target, kind, codec string) string {
 	return target + "-" + codec + ".json"
 }
 
-// measure runs the program on each target in turn, one artifact each, and shows them side by side.
+// measure runs the program on every named target, one artifact each, and shows them side by side. Targets on
+// different machines run in parallel; targets sharing a machine (the local one) run one after another, so that
+// they do not disturb each other's numbers.
 func measure(cmd *cobra.Command, o *runOptions, names []string, kind string, stdout, stderr io.Writer) error {
 	cfg, err := config.Load(o.configFile)
 	if err != nil {
 		return err
 	}
-	o.target.Log = stderr
+	disp := newDisplay(stderr, o.quiet, o.verbose)
+	o.target.Log = disp
+	opened := make([]targets.Target, len(names))
+	for i, name := range names {
+		if opened[i], err = targets.Open(cmd.Context(), name, cfg, o.target); err != nil {
+			for _, t := range opened[:i] {
+				t.Close()
+			}
+			return err
+		}
+	}
+	type result struct {
+		art  *artifact.Artifact
+		file string
+		err  error
+	}
+	results := make([]result, len(names))
+	groups := map[string][]int{}
+	for i, t := range opened {
+		groups[targets.Machine(t)] = append(groups[targets.Machine(t)], i)
+	}
+	var wg sync.WaitGroup
+	for _, idx := range groups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, i := range idx {
+				a, file, err := measureOne(cmd, o, cfg, opened[i], kind, disp)
+				results[i] = result{a, file, err}
+			}
+		}()
+	}
+	wg.Wait()
 	var arts []*artifact.Artifact
 	var files []string
 	var failed []error
-	for _, name := range names {
-		a, out, err := measureOne(cmd, o, cfg, name, kind, stderr)
-		if a != nil {
-			arts, files = append(arts, a), append(files, out)
+	for i, r := range results {
+		if r.art != nil {
+			arts, files = append(arts, r.art), append(files, r.file)
 		}
-		if err != nil {
-			failed = append(failed, fmt.Errorf("%s: %w", name, err))
+		if r.err != nil {
+			failed = append(failed, fmt.Errorf("%s: %w", names[i], r.err))
 		}
 	}
 	if len(arts) > 0 {
@@ -170,22 +209,23 @@ func measure(cmd *cobra.Command, o *runOptions, names []string, kind string, std
 	return errors.Join(failed...)
 }
 
-// measureOne runs one job; it returns the artifact whenever one was written, even when the run failed.
-func measureOne(cmd *cobra.Command, o *runOptions, cfg *config.Config, name, kind string, stderr io.Writer) (*artifact.Artifact, string, error) {
-	t, err := targets.Open(cmd.Context(), name, cfg, o.target)
+// measureOne runs one job on an opened target and closes it; it returns the artifact whenever one was written,
+// even when the run failed.
+func measureOne(cmd *cobra.Command, o *runOptions, cfg *config.Config, t targets.Target, kind string, disp *display) (*artifact.Artifact, string, error) {
+	defer t.Close()
+	job, err := o.job(cmd, cfg, t, kind, disp)
 	if err != nil {
 		return nil, "", err
 	}
-	job, err := o.job(cmd, cfg, t, kind, stderr)
-	if err != nil {
-		return nil, "", err
-	}
+	label := defaultName(t.Name(), kind, job.Codec)
+	job.Options.OnEvent = disp.track(strings.TrimSuffix(label, ".json"), len(job.Options.Cases))
+	defer disp.finish(strings.TrimSuffix(label, ".json"))
 	start := time.Now()
 	a, err := job.Run(cmd.Context())
 	if a == nil {
 		return nil, "", err
 	}
-	fmt.Fprintf(stderr, "wrote %s in %s\n", job.Out, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(disp, "wrote %s in %s\n", job.Out, time.Since(start).Round(100*time.Millisecond))
 	if err == nil && !a.Complete {
 		err = fmt.Errorf("%d of %d cases failed (see %s)", len(a.Failures), len(job.Options.Cases), job.Out)
 	}
@@ -195,7 +235,15 @@ func measureOne(cmd *cobra.Command, o *runOptions, cfg *config.Config, name, kin
 // addMeasureFlags makes cmd a measuring command: its arguments are target names.
 func addMeasureFlags(cmd *cobra.Command, o *runOptions, bridge bool) {
 	o.register(cmd, bridge)
-	cmd.ValidArgsFunction = func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+	cmd.ValidArgsFunction = targetCompletion(o)
+	cmd.RegisterFlagCompletionFunc("cases", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return cases.Names(), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	})
+}
+
+// targetCompletion completes target names: the built-in ones and the config's.
+func targetCompletion(o *runOptions) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		cfg, err := config.Load(o.configFile)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError

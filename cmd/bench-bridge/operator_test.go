@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
+)
+
+func TestDoctorFindsPresentAndMissingParts(t *testing.T) {
+	testenv.Require(t, "cc", "apt-get install gcc")
+	stdout, stderr, code := run(t, "doctor", localName())
+	if code != 0 || !strings.Contains(stdout, "ok       "+localName()+"    compiler (host)") || !strings.Contains(stdout, "reachable, runs programs") {
+		t.Fatalf("doctor with every part present: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	t.Setenv("CC", "no-such-cc-for-bench-bridge")
+	stdout, stderr, code = run(t, "doctor", localName(), "nowhere", "--quickjs-src", t.TempDir())
+	if code != 1 || !strings.Contains(stderr, "a required part is missing") {
+		t.Fatalf("doctor with parts missing: exit %d, stderr %s", code, stderr)
+	}
+	for _, want := range []string{
+		"MISSING  linux    compiler (host)            no-such-cc-for-bench-bridge not found",
+		"fix: install a C compiler (Debian: apt-get install gcc) or set CC",
+		"MISSING  -        QuickJS source",
+		"fix: point --quickjs-src",
+		"MISSING  nowhere  definition                 unknown target",
+		"fix: declare it under [targets.nowhere] in bench-bridge.toml",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestPlainProgressWhenNotATerminal checks that output for logs (CI) has no cursor control, one line per case.
+func TestPlainProgressWhenNotATerminal(t *testing.T) {
+	testenv.Require(t, "cc", "apt-get install gcc")
+	out := filepath.Join(t.TempDir(), "floor.json")
+	_, stderr, code := run(t, "floor", localName(), "--cases", "callback", "--samples", "3", "--min-time", "2ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.ContainsAny(stderr, "\r\033") {
+		t.Errorf("terminal control characters in non-terminal output: %q", stderr)
+	}
+	if !strings.Contains(stderr, "floor-"+localName()+": callback ") || !strings.Contains(stderr, "(2/2)") {
+		t.Errorf("want a plain line per case with its count:\n%s", stderr)
+	}
+	_, stderr, _ = run(t, "floor", localName(), "--cases", "callback", "--samples", "3", "--min-time", "2ms", "--out", out, "--quiet")
+	if strings.TrimSpace(stderr) != "" {
+		t.Errorf("--quiet printed %q", stderr)
+	}
+}
+
+// TestInterruptKeepsWhatWasMeasured sends SIGINT to a real bench-bridge process during a run: it must stop the
+// program, keep the finished cases in an artifact marked incomplete, and exit 130.
+func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
+	testenv.Require(t, "cc", "apt-get install gcc")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bench-bridge")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "floor.json")
+	cmd := exec.Command(bin, "floor", localName(), "--samples", "20", "--min-time", "100ms", "--out", out)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "ref_js_loop") { // the first case is measured; the second is running
+			break
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("bench-bridge did not stop within 30 s of SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit status %d, want 130", code)
+	}
+	a := readArtifact(t, out)
+	if a.Complete || a.Case("ref_js_loop") == nil || len(a.Failures) != 1 || a.Failures[0].Reason != "interrupted" {
+		t.Errorf("artifact after SIGINT: complete=%v cases=%d failures=%+v", a.Complete, len(a.Cases), a.Failures)
+	}
+}
