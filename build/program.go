@@ -23,27 +23,28 @@ type Program struct {
 	CFlags   string
 }
 
-// Codecs lists the reference bridge's codecs.
-var Codecs = []string{"json"}
+// Codecs lists the reference bridge's codecs: json is the report's generic text path, fast adds typed entries
+// (falling back to binary), binary is the tagged buffer. -DBB_CODEC_X picks the one a bridge binary's cases use.
+var Codecs = []string{"json", "fast", "binary"}
 
 // BuildProgram links the floor or the reference bridge with lib, or returns the cached binary built from the same
 // sources, library and flags. defines are extra compile-time options, NAME or NAME=VALUE (BB_EXTRA_WORK builds the
 // A/B variant of the bridge); they are part of the cache key and of the recorded flags.
 func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec string, log io.Writer, defines ...string) (*Program, error) {
-	var main string
+	var sources []string
 	switch kind {
 	case artifact.ProgramFloor:
-		main, codec = benchbridge.Floor, ""
+		sources, codec = []string{benchbridge.Floor}, ""
 	case artifact.ProgramBridge:
 		if !slices.Contains(Codecs, codec) {
 			return nil, fmt.Errorf("unknown codec %q (have %s)", codec, strings.Join(Codecs, ", "))
 		}
-		main = benchbridge.Bridge
+		sources = benchbridge.BridgeSources
 	default:
 		return nil, fmt.Errorf("unknown program kind %q", kind)
 	}
 	files := map[string][]byte{}
-	for _, name := range []string{benchbridge.Harness, benchbridge.HarnessHeader, main} {
+	for _, name := range append([]string{benchbridge.Harness, benchbridge.HarnessHeader}, sources...) {
 		b, err := benchbridge.CSources.ReadFile(name)
 		if err != nil {
 			return nil, err
@@ -96,7 +97,12 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 	}
 	// Link to a temporary name first: a binary at prog.Path is always a complete one.
 	args := append([]string{}, defines...)
-	args = append(args, "-I", lib.Src, "-I", dir, filepath.Join(dir, "harness.c"), filepath.Join(dir, filepath.Base(main)))
+	args = append(args, "-I", lib.Src, "-I", dir, filepath.Join(dir, "harness.c"))
+	for _, name := range sources {
+		if strings.HasSuffix(name, ".c") {
+			args = append(args, filepath.Join(dir, filepath.Base(name)))
+		}
+	}
 	args = append(append(args, lib.Objects...), tc.LDFlags...)
 	args = append(args, "-o", prog.Path+".tmp")
 	if err := tc.compile(ctx, dir, args...); err != nil {

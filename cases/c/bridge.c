@@ -8,8 +8,10 @@
  * {"__fn": handle} back into the function. Host -> script runs the same steps the other way round.
  *
  * It is meant to be faithful, neither a strawman nor optimised beyond what the report describes: a new replacer,
- * array, text buffer and Dyn tree per call, numbers through strtod and "%.17g". */
-#include "harness.h"
+ * array, text buffer and Dyn tree per call, numbers through strtod and "%.17g".
+ *
+ * The other codecs (bridge.h) live in codec_binary.c and codec_fast.c; -DBB_CODEC_X picks the one the cases use. */
+#include "bridge.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -18,43 +20,21 @@
 #include <string.h>
 
 const char *const bb_program = "bridge";
+/* The codec the cases use; the conformance program picks its own. */
+#if defined(BB_CODEC_BINARY)
+#define BR_CODEC br_binary
+const char *const bb_codec = "binary";
+#elif defined(BB_CODEC_FAST)
+#define BR_CODEC br_fast
+const char *const bb_codec = "fast";
+#else
+#define BR_CODEC br_json
 const char *const bb_codec = "json";
+#endif
 
-/* ==== Dyn: the host's view of a value, a tagged tree ==== */
+/* ==== Dyn: the host's view of a value (bridge.h) ==== */
 
-typedef enum dyn_kind { DYN_NULL, DYN_BOOL, DYN_NUM, DYN_STR, DYN_ARR, DYN_OBJ, DYN_FN } dyn_kind;
-
-typedef struct dyn dyn;
-typedef struct dyn_member dyn_member;
-
-struct dyn {
-	dyn_kind kind;
-	union {
-		int b;
-		double num;
-		struct {
-			char *p; /* UTF-8, NUL-terminated */
-			size_t len;
-		} str;
-		struct {
-			dyn *items;
-			size_t len;
-		} arr;
-		struct {
-			dyn_member *members; /* in source order */
-			size_t len;
-		} obj;
-		uint32_t fn; /* a function handle: an index into the bridge's handle table */
-	} u;
-};
-
-struct dyn_member {
-	char *key;
-	size_t key_len;
-	dyn value;
-};
-
-static void dyn_free(dyn *d)
+void dyn_free(dyn *d)
 {
 	size_t i;
 
@@ -98,8 +78,7 @@ static dyn dyn_bool(int v)
 	return d;
 }
 
-/* dyn_str_new makes a string of len bytes for the caller to fill (NULL when out of memory). */
-static char *dyn_str_new(dyn *d, size_t len)
+char *dyn_str_new(dyn *d, size_t len)
 {
 	char *p = malloc(len + 1);
 
@@ -123,8 +102,7 @@ static int dyn_str(dyn *d, const char *s, size_t len)
 	return 0;
 }
 
-/* dyn_arr makes an array of len nulls. */
-static int dyn_arr(dyn *d, size_t len)
+int dyn_arr(dyn *d, size_t len)
 {
 	d->kind = DYN_NULL;
 	d->u.arr.items = calloc(len ? len : 1, sizeof(dyn)); /* calloc'd zeros are DYN_NULL */
@@ -135,8 +113,8 @@ static int dyn_arr(dyn *d, size_t len)
 	return 0;
 }
 
-/* dyn_obj makes an object of len members, to be set with member(). */
-static int dyn_obj(dyn *d, size_t len)
+/* dyn_obj's members are set with member(). */
+int dyn_obj(dyn *d, size_t len)
 {
 	d->kind = DYN_NULL;
 	d->u.obj.members = calloc(len ? len : 1, sizeof(dyn_member));
@@ -145,6 +123,45 @@ static int dyn_obj(dyn *d, size_t len)
 	d->kind = DYN_OBJ;
 	d->u.obj.len = len;
 	return 0;
+}
+
+int dyn_copy(dyn *dst, const dyn *src)
+{
+	size_t i, n;
+
+	*dst = *src;
+	switch (src->kind) {
+	case DYN_STR:
+		return dyn_str(dst, src->u.str.p, src->u.str.len);
+	case DYN_ARR:
+		n = src->u.arr.len;
+		if (dyn_arr(dst, n) < 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			if (dyn_copy(&dst->u.arr.items[i], &src->u.arr.items[i]) < 0)
+				goto fail;
+		return 0;
+	case DYN_OBJ:
+		n = src->u.obj.len;
+		if (dyn_obj(dst, n) < 0)
+			return -1;
+		for (i = 0; i < n; i++) {
+			const dyn_member *m = &src->u.obj.members[i];
+			dyn_member *d = &dst->u.obj.members[i];
+			if (!(d->key = malloc(m->key_len + 1)))
+				goto fail;
+			memcpy(d->key, m->key, m->key_len + 1);
+			d->key_len = m->key_len;
+			if (dyn_copy(&d->value, &m->value) < 0)
+				goto fail;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+fail:
+	dyn_free(dst);
+	return -1;
 }
 
 /* member copies key into member i of obj and returns its value (null) for the caller to set, or NULL when out
@@ -565,6 +582,7 @@ static void write_value(tbuf *b, const dyn *d)
 
 	switch (d->kind) {
 	case DYN_NULL:
+	case DYN_UNDEF: /* JSON has no undefined; only other codecs make one */
 		tb_put(b, "null", 4);
 		break;
 	case DYN_BOOL:
@@ -622,32 +640,13 @@ static char *json_write(const dyn *d, size_t *len)
 
 /* ==== The bridge: handles, replacer, revive and the two directions ==== */
 
-/* Binary objects the replacer turns into arrays of numbers, in the order of binary_probe's array. */
-enum { BIN_ARRAY_BUFFER, BIN_U8C, BIN_I8, BIN_U8, BIN_I16, BIN_U16, BIN_I32, BIN_U32, BIN_F32, BIN_F64, BIN_KINDS };
-
 static const char binary_probe[] =
 	"[new ArrayBuffer(0), new Uint8ClampedArray(0), new Int8Array(0), new Uint8Array(0), new Int16Array(0),"
 	" new Uint16Array(0), new Int32Array(0), new Uint32Array(0), new Float32Array(0), new Float64Array(0)]";
 
 #define MAX_ARGS 8
 
-typedef struct br_state br_state;
-
-struct br_state {
-	JSContext *ctx;
-	JSValue *handles; /* functions handed to the host, each held once; a handle is an index */
-	uint32_t nhandles, cap_handles;
-	JSClassID bin_class[BIN_KINDS]; /* QuickJS class ids of binary_probe's objects */
-	JSValue fn;                     /* bench(n), or the JavaScript function the host calls by name */
-	int has_callback;
-	uint32_t callback; /* host_register's handle */
-	uint64_t unit_ops; /* ops per loop unit */
-	bb_ui ui;
-	char err[256]; /* a host function's error result, or a JS exception's text for the host */
-};
-
-/* host_err stores a host function's error result and returns -1. */
-static int host_err(br_state *st, const char *fmt, ...)
+int host_err(br_state *st, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -657,13 +656,12 @@ static int host_err(br_state *st, const char *fmt, ...)
 	return -1;
 }
 
-/* handle_of registers fn (holding it) unless it is already in the table, and returns its handle. */
-static int handle_of(br_state *st, JSValueConst fn, uint32_t *h)
+int handle_of(br_state *st, JSValueConst fn, uint32_t *h)
 {
 	uint32_t i;
 
 	for (i = 0; i < st->nhandles; i++)
-		if (JS_VALUE_GET_PTR(st->handles[i]) == JS_VALUE_GET_PTR(fn)) {
+		if (JS_IsObject(st->handles[i]) && JS_VALUE_GET_PTR(st->handles[i]) == JS_VALUE_GET_PTR(fn)) {
 			*h = i;
 			return 0;
 		}
@@ -680,7 +678,27 @@ static int handle_of(br_state *st, JSValueConst fn, uint32_t *h)
 	return 0;
 }
 
-static int binary_kind(const br_state *st, JSValueConst v)
+JSValueConst handle_fn(br_state *st, uint32_t h)
+{
+	if (h >= st->nhandles) {
+		host_err(st, "bridge: no function handle %lu", (unsigned long)h);
+		return JS_UNDEFINED;
+	}
+	if (!JS_IsObject(st->handles[h]))
+		host_err(st, "bridge: function handle %lu was released", (unsigned long)h);
+	return st->handles[h];
+}
+
+/* handle_release keeps the slot (as undefined) so that a stale handle is recognised, not reused. */
+void handle_release(br_state *st, uint32_t h)
+{
+	if (h < st->nhandles) {
+		JS_FreeValue(st->ctx, st->handles[h]);
+		st->handles[h] = JS_UNDEFINED;
+	}
+}
+
+int binary_kind(const br_state *st, JSValueConst v)
 {
 	JSClassID id = JS_GetClassID(v);
 	int k;
@@ -691,7 +709,7 @@ static int binary_kind(const br_state *st, JSValueConst v)
 	return -1;
 }
 
-static double binary_elem(const uint8_t *p, int kind, size_t i)
+double binary_elem(const uint8_t *p, int kind, size_t i)
 {
 	/* memcpy: no alignment or aliasing assumptions about the buffer's bytes */
 	switch (kind) {
@@ -824,7 +842,7 @@ static int revive(br_state *st, JSValue *v)
 	if (JS_IsNumber(h)) {
 		double id;
 		JS_ToFloat64(ctx, &id, h);
-		if (!(id >= 0 && id < st->nhandles) || id != floor(id)) {
+		if (!(id >= 0 && id < st->nhandles) || id != floor(id) || !JS_IsObject(st->handles[(uint32_t)id])) {
 			JS_ThrowRangeError(ctx, "bridge: no function handle %g", id);
 			return -1;
 		}
@@ -903,13 +921,13 @@ fail:
 
 /* ==== Typed host functions: they see Dyn values only, and answer with a Dyn or an error result ==== */
 
-typedef int host_fn(br_state *st, const dyn *args, dyn *result);
+static JSValue host_entry(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic);
 
 /* arg returns argument i if it has the kind wanted, else NULL after an error result. */
 static const dyn *arg(br_state *st, const dyn *args, size_t i, dyn_kind kind, const char *fn)
 {
 	static const char *const kinds[] = {"null", "a boolean", "a number", "a string", "an array", "an object",
-					     "a function"};
+					     "a function", "undefined"};
 
 	if (i < args->u.arr.len && args->u.arr.items[i].kind == kind)
 		return &args->u.arr.items[i];
@@ -1133,15 +1151,24 @@ static int host_bytes(br_state *st, const dyn *args, dyn *result)
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	host_fn *fn;
-	int length;
-} host_fns[] = {
+/* host_echo returns a copy of its argument (or undefined): the conformance suite's round trip. No case uses it. */
+static int host_echo(br_state *st, const dyn *args, dyn *result)
+{
+	if (args->u.arr.len == 0) {
+		result->kind = DYN_UNDEF;
+		return 0;
+	}
+	return dyn_copy(result, &args->u.arr.items[0]) < 0 ? host_err(st, "host_echo: out of memory") : 0;
+}
+
+/* The order is the magic number of each function's entry; codecs find typed entries by name. */
+const br_host_fn br_host_fns[] = {
 	{"host_add", host_add, 2},   {"host_upper", host_upper, 1},       {"host_obj", host_obj, 1},
 	{"host_sum", host_sum, 1},   {"host_register", host_register, 1}, {"host_fail", host_fail, 1},
 	{"set_prop", set_prop, 3},   {"apply_ops", apply_ops, 1},         {"host_bytes", host_bytes, 1},
+	{"host_echo", host_echo, 1},
 };
+const int br_nhost_fns = sizeof br_host_fns / sizeof br_host_fns[0];
 
 /* host_entry: script -> host, the one C function behind every exposed host function (magic = its index). */
 static JSValue host_entry(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic)
@@ -1164,7 +1191,7 @@ static JSValue host_entry(JSContext *ctx, JSValueConst this_val, int argc, JSVal
 	if (rc < 0)
 		return JS_EXCEPTION;
 	result.kind = DYN_NULL;
-	rc = host_fns[magic].fn(st, &args, &result); /* 4. the typed host function */
+	rc = br_host_fns[magic].fn(st, &args, &result); /* 4. the typed host function */
 	dyn_free(&args);
 	if (rc < 0) /* an error result becomes a JavaScript exception */
 		return JS_ThrowInternalError(ctx, "%s", st->err);
@@ -1173,23 +1200,47 @@ static JSValue host_entry(JSContext *ctx, JSValueConst this_val, int argc, JSVal
 	return ret;
 }
 
+static JSCFunctionMagic *json_entry(int i)
+{
+	(void)i;
+	return host_entry;
+}
+
+static void json_free(br_state *st)
+{
+	(void)st;
+}
+
+/* br_json is the generic path of the report: text both ways, no typed calls. */
+const br_codec br_json = {"json", json_entry, call_js, NULL, json_free};
+
 /* ==== Host -> script calls, as the cases make them ==== */
 
-/* call_add calls add(a, b), or the registered callback, through call_js. */
+/* call_add calls add(a, b), or the registered callback, through the codec's call_js (or its typed call). */
 static int call_add(void *state, double a, double b, double *out)
 {
 	br_state *st = state;
-	JSValueConst fn = st->has_callback ? st->handles[st->callback] : st->fn; /* the host holds a handle */
+	JSValueConst fn = st->has_callback ? handle_fn(st, st->callback) : st->fn; /* the host holds a handle */
 	dyn args, result;
 	int rc;
 
+	if (JS_IsUndefined(fn)) {
+		bb_error("%s", st->err);
+		return -1;
+	}
+	if (st->codec->call_num2) {
+		if (st->codec->call_num2(st, fn, a, b, out) == 0)
+			return 0;
+		bb_error("%s", st->err);
+		return -1;
+	}
 	if (dyn_arr(&args, 2) < 0) {
 		bb_error("out of memory");
 		return -1;
 	}
 	args.u.arr.items[0] = dyn_num(a);
 	args.u.arr.items[1] = dyn_num(b);
-	rc = call_js(st, fn, &args, &result);
+	rc = st->codec->call_js(st, fn, &args, &result);
 	dyn_free(&args);
 	if (rc < 0) {
 		bb_error("%s", st->err);
@@ -1238,7 +1289,7 @@ static int call_obj(void *state, const bb_obj_in *in, bb_obj_out *out)
 		bb_error("out of memory");
 		return -1;
 	}
-	rc = call_js(st, st->fn, &args, &result);
+	rc = st->codec->call_js(st, st->fn, &args, &result);
 	dyn_free(&args);
 	if (rc < 0) {
 		bb_error("%s", st->err);
@@ -1262,16 +1313,24 @@ static int call_obj(void *state, const bb_obj_in *in, bb_obj_out *out)
 
 static void teardown(void *state)
 {
-	br_state *st = state;
+	br_free(state);
+}
+
+void br_free(br_state *st)
+{
 	uint32_t i;
 
+	if (!st)
+		return;
 	if (st->ctx) {
+		st->codec->free(st);
 		for (i = 0; i < st->nhandles; i++)
 			JS_FreeValue(st->ctx, st->handles[i]);
 		JS_FreeValue(st->ctx, st->fn);
 		bb_js_free(st->ctx);
 	}
 	free(st->handles);
+	free(st->scratch);
 	free(st);
 }
 
@@ -1292,33 +1351,57 @@ static int probe_binary_classes(br_state *st)
 	return 0;
 }
 
-/* new_state makes a context with every host function behind host_entry and loads the case's script, keeping
- * fn_name in st->fn. */
-static int new_state(const bb_case *c, void **state, const char *fn_name)
+br_state *br_new(const br_codec *codec)
 {
 	br_state *st = calloc(1, sizeof *st);
 	JSValue global;
-	size_t i;
-	int rc = 0;
+	int i, rc = 0;
 
 	if (!st) {
 		bb_error("out of memory");
-		return -1;
+		return NULL;
 	}
-	*state = st;
+	st->codec = codec;
 	st->fn = JS_UNDEFINED;
 	st->unit_ops = 1;
 	st->ctx = bb_js_new(st);
-	if (!st->ctx || probe_binary_classes(st) < 0)
-		return -1;
+	if (!st->ctx || probe_binary_classes(st) < 0) {
+		br_free(st);
+		return NULL;
+	}
 	global = JS_GetGlobalObject(st->ctx);
-	for (i = 0; i < sizeof host_fns / sizeof host_fns[0] && rc >= 0; i++)
-		rc = JS_SetPropertyStr(st->ctx, global, host_fns[i].name,
-				       JS_NewCFunctionMagic(st->ctx, host_entry, host_fns[i].name, host_fns[i].length,
-							    JS_CFUNC_generic_magic, (int)i));
+	for (i = 0; i < br_nhost_fns && rc >= 0; i++)
+		rc = JS_SetPropertyStr(st->ctx, global, br_host_fns[i].name,
+				       JS_NewCFunctionMagic(st->ctx, codec->entry(i), br_host_fns[i].name,
+							    br_host_fns[i].length, JS_CFUNC_generic_magic, i));
 	JS_FreeValue(st->ctx, global);
-	if (rc < 0)
-		return bb_js_fail(st->ctx);
+	if (rc < 0) {
+		bb_js_fail(st->ctx);
+		br_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+const br_codec *br_codec_named(const char *name)
+{
+	static const br_codec *const all[] = {&br_json, &br_binary, &br_fast};
+	size_t i;
+
+	for (i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (strcmp(all[i]->name, name) == 0)
+			return all[i];
+	return NULL;
+}
+
+/* new_state makes a context with the cases' codec and loads the case's script, keeping fn_name in st->fn. */
+static int new_state(const bb_case *c, void **state, const char *fn_name)
+{
+	br_state *st = br_new(&BR_CODEC);
+
+	*state = st;
+	if (!st)
+		return -1;
 	return bb_js_load(st->ctx, c->name, fn_name, fn_name ? &st->fn : NULL);
 }
 
