@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 
@@ -102,7 +103,7 @@ func newVersionCmd(stdout io.Writer) *cobra.Command {
 			if info != nil {
 				goVersion = info.GoVersion
 			}
-			fmt.Fprintf(stdout, "bench-bridge %s (%s)\n", version(), goVersion)
+			fmt.Fprintf(stdout, "bench-bridge %s (%s %s/%s)\n", version(), goVersion, runtime.GOOS, runtime.GOARCH)
 			return nil
 		},
 	}
