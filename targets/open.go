@@ -27,12 +27,20 @@ type Overrides struct {
 var BuiltIn = map[string]config.Target{
 	"linux": {Kind: "local"},
 	"mac":   {Kind: "local"},
+	// webos: an HP TouchPad-class device over ssh (--host); ARMv7 softfp, static.
+	"webos": {Kind: "ssh", Toolchain: "webos"},
 }
 
 // openers build a target of each kind.
 var openers = map[string]func(ctx context.Context, name string, spec config.Target, o Overrides) (Target, error){
 	"local": func(_ context.Context, name string, spec config.Target, _ Overrides) (Target, error) {
 		return NewLocal(name, spec)
+	},
+	"ssh": func(ctx context.Context, name string, spec config.Target, o Overrides) (Target, error) {
+		return NewSSH(ctx, name, spec, o)
+	},
+	"novacom": func(_ context.Context, name string, spec config.Target, o Overrides) (Target, error) {
+		return NewNovacom(name, spec, o)
 	},
 }
 

@@ -1,0 +1,326 @@
+package targets
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/config"
+)
+
+// Novacom runs programs on a webOS device over USB through Palm's novacom command-line client and its novacomd
+// daemon, for devices without sshd. The device is named by --host or host in the config (an nduid, or a
+// connection or device type that novacom -d matches); empty means the first device novacomd lists.
+type Novacom struct {
+	name    string
+	device  string
+	bin     string // the novacom client
+	tc      build.Toolchain
+	prefix  []string
+	workdir string
+	log     io.Writer
+
+	mu  sync.Mutex
+	dir string
+}
+
+// novacomMaxCommand is what the client's command buffer holds (4096 bytes, copied without a bound check).
+const novacomMaxCommand = 4000
+
+// NewNovacom finds the novacom client for the target called name.
+func NewNovacom(name string, spec config.Target, o Overrides) (*Novacom, error) {
+	bin, err := exec.LookPath("novacom")
+	if err != nil {
+		return nil, fmt.Errorf("target %s: novacom not found: install the novacom client and novacomd from Palm's webOS SDK "+
+			"(or openwebos/novacom), or reach the device over ssh (kind = \"ssh\")", name)
+	}
+	tc := build.Toolchains["webos"]
+	if spec.Toolchain != "" {
+		if tc, err = build.ToolchainNamed(spec.Toolchain); err != nil {
+			return nil, fmt.Errorf("target %s: %w", name, err)
+		}
+	}
+	log := o.Log
+	if log == nil {
+		log = io.Discard
+	}
+	return &Novacom{name: name, device: pick(o.Host, spec.Host), bin: bin, tc: tc,
+		prefix: strings.Fields(pick(o.RunPrefix, spec.RunPrefix)), workdir: pick(o.Workdir, spec.Workdir, "/tmp"), log: log}, nil
+}
+
+// Name implements Target.
+func (n *Novacom) Name() string { return n.name }
+
+// Toolchain implements Target.
+func (n *Novacom) Toolchain() build.Toolchain { return n.tc }
+
+func (n *Novacom) String() string {
+	if n.device == "" {
+		return n.name + " (novacom)"
+	}
+	return n.name + " (novacom " + n.device + ")"
+}
+
+// novacomEscape writes one word so that novacomd's tokenizer gives it back whole: the client joins its arguments
+// with spaces and the device splits at white space, taking a backslash to mean "the next character as is".
+func novacomEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\\' || r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// args is the client's command line for verb on path (file:// URLs) with the program's arguments.
+func (n *Novacom) args(verb, path string, args ...string) ([]string, error) {
+	words := []string{verb, "file://" + novacomEscape(path)}
+	for _, a := range args {
+		words = append(words, novacomEscape(a))
+	}
+	if size := len(strings.Join(words, " ")); size > novacomMaxCommand {
+		return nil, fmt.Errorf("%s: command of %d bytes is longer than novacom takes (%d)", n, size, novacomMaxCommand)
+	}
+	var argv []string
+	if n.device != "" {
+		argv = append(argv, "-d", n.device)
+	}
+	argv = append(argv, words[:2]...)
+	if len(args) > 0 {
+		argv = append(append(argv, "--"), words[2:]...) // the rest is the program's, not novacom's options
+	}
+	return argv, nil
+}
+
+// shellArgs runs script with the device's /bin/sh.
+func (n *Novacom) shellArgs(script string) ([]string, error) {
+	return n.args("run", "/bin/sh", "-c", script)
+}
+
+// exitMarker is the line the run wrapper writes to stderr with the program's exit status: novacom's own status
+// cannot tell a program's failure from a lost device.
+const exitMarker = "bench-bridge-exit "
+
+// runArgs wraps program so that it prints its pid, runs in dir, and reports how it ended.
+func (n *Novacom) runArgs(dir, program string, args []string) ([]string, error) {
+	inner := runScript("", n.prefix, program, args)
+	script := "cd " + shellPath(dir) + " && /bin/sh -c " + shellQuote(inner) + `; echo "` + exitMarker + `$?" >&2`
+	return n.shellArgs(script)
+}
+
+// novacom runs the client with argv; it returns the client's error and its stderr.
+func (n *Novacom) novacom(ctx context.Context, argv []string, stdin io.Reader, stdout io.Writer) (string, error) {
+	cmd := exec.CommandContext(ctx, n.bin, argv...)
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, &stderr
+	err := cmd.Run()
+	return strings.TrimSpace(stderr.String()), err
+}
+
+// shell runs a short script on the device and returns its stdout.
+func (n *Novacom) shell(ctx context.Context, op, script string) ([]byte, error) {
+	argv, err := n.shellArgs(script)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if msg, err := n.novacom(ctx, argv, nil, &out); err != nil {
+		return nil, fmt.Errorf("%s: %s: %w: %s", n, op, err, msg)
+	}
+	return out.Bytes(), nil
+}
+
+func (n *Novacom) remoteDir(ctx context.Context) (string, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.dir != "" {
+		return n.dir, nil
+	}
+	out, err := n.shell(ctx, "making a directory in "+n.workdir, mkdirScript(n.workdir))
+	if err != nil {
+		return "", err
+	}
+	if n.dir = strings.TrimSpace(string(out)); !strings.HasPrefix(n.dir, "/") {
+		return "", fmt.Errorf("%s: making a directory in %s: the shell printed %q", n, n.workdir, n.dir)
+	}
+	return n.dir, nil
+}
+
+// Push implements Target with novacom put, then chmod.
+func (n *Novacom) Push(ctx context.Context, local string) (string, error) {
+	dir, err := n.remoteDir(ctx)
+	if err != nil {
+		return "", err
+	}
+	remote := remoteJoin(dir, filepath.Base(local))
+	f, err := os.Open(local)
+	if err != nil {
+		return "", fmt.Errorf("%s: push: %w", n, err)
+	}
+	defer f.Close()
+	argv, err := n.args("put", remote)
+	if err != nil {
+		return "", err
+	}
+	if msg, err := n.novacom(ctx, argv, f, io.Discard); err != nil {
+		return "", fmt.Errorf("%s: push %s: %w: %s", n, remote, err, msg)
+	}
+	if _, err := n.shell(ctx, "chmod "+remote, "chmod 755 "+shellPath(remote)); err != nil {
+		return "", err
+	}
+	return remote, nil
+}
+
+// Pull implements Target with novacom get.
+func (n *Novacom) Pull(ctx context.Context, remote, local string) error {
+	argv, err := n.args("get", remote)
+	if err != nil {
+		return err
+	}
+	var data bytes.Buffer
+	if msg, err := n.novacom(ctx, argv, nil, &data); err != nil {
+		return fmt.Errorf("%s: pull %s: %w: %s", n, remote, err, msg)
+	}
+	return os.WriteFile(local, data.Bytes(), 0o644)
+}
+
+// Run implements Target. When ctx ends the program is killed on the device by pid, then the client is stopped.
+func (n *Novacom) Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error {
+	dir, err := n.remoteDir(ctx)
+	if err != nil {
+		return err
+	}
+	argv, err := n.runArgs(dir, program, args)
+	if err != nil {
+		return err
+	}
+	pids, status := newPidFilter(stdout), &exitFilter{w: stderr}
+	cmd := exec.Command(n.bin, argv...)
+	cmd.Stdout, cmd.Stderr = pids, status
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%s: starting novacom: %w", n, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		select {
+		case <-pids.got:
+		case <-time.After(5 * time.Second):
+		}
+		if pid := pids.Pid(); pid > 0 {
+			kctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if _, kerr := n.shell(kctx, "kill", killScript(pid)); kerr != nil {
+				fmt.Fprintf(n.log, "%s: could not kill process %d: %v\n", n, pid, kerr)
+			}
+			cancel()
+		}
+		cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("%s: %s: %w", n, program, ctx.Err())
+	}
+	code, ok := status.result()
+	switch {
+	case !ok:
+		return fmt.Errorf("%s: connection lost while running %s: %v: %s", n, program, err, status.tail())
+	case code == 0:
+		return nil
+	case code > 128 && code < 128+65:
+		return &ExitError{Status: -1, Signal: signalName(syscall.Signal(code - 128))}
+	}
+	return &ExitError{Status: code}
+}
+
+// Device implements Target.
+func (n *Novacom) Device(ctx context.Context) (artifact.Device, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := n.shell(ctx, "reading device facts", ProbeScript+sshProbeScript)
+	if err != nil {
+		return artifact.Device{}, err
+	}
+	d := ParseProbe(out)
+	parseSSHProbe(out, &d)
+	d.RunPrefix, d.Emulated = strings.Join(n.prefix, " "), emulates(n.prefix)
+	return d, nil
+}
+
+// Close implements Target: it removes the run's directory.
+func (n *Novacom) Close() error {
+	n.mu.Lock()
+	dir := n.dir
+	n.dir = ""
+	n.mu.Unlock()
+	if dir == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := n.shell(ctx, "removing "+dir, "rm -rf "+shellPath(dir))
+	return err
+}
+
+// exitFilter passes stderr through, minus the wrapper's exit line, whose status it keeps.
+type exitFilter struct {
+	w       io.Writer
+	partial []byte
+	status  int
+	seen    bool
+	last    []byte // the end of stderr, for a lost connection's message
+}
+
+func (f *exitFilter) Write(p []byte) (int, error) {
+	f.partial = append(f.partial, p...)
+	for {
+		i := bytes.IndexByte(f.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := f.partial[:i+1]
+		if v, ok := strings.CutPrefix(strings.TrimSpace(string(line)), exitMarker); ok {
+			if code, err := strconv.Atoi(v); err == nil {
+				f.status, f.seen = code, true
+			}
+		} else {
+			f.keep(line)
+			if _, err := f.w.Write(line); err != nil {
+				return 0, err
+			}
+		}
+		f.partial = f.partial[i+1:]
+	}
+	return len(p), nil
+}
+
+func (f *exitFilter) keep(b []byte) {
+	f.last = append(f.last, b...)
+	if len(f.last) > 1024 {
+		f.last = f.last[len(f.last)-1024:]
+	}
+}
+
+// result is the program's exit status, and whether the wrapper reported one.
+func (f *exitFilter) result() (int, bool) {
+	if len(f.partial) > 0 { // a last line without a newline
+		f.keep(f.partial)
+		f.w.Write(f.partial)
+		f.partial = nil
+	}
+	return f.status, f.seen
+}
+
+func (f *exitFilter) tail() string { return strings.TrimSpace(string(f.last)) }
