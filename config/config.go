@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/bench-bridge/bench-bridge/cases"
 )
 
 // DefaultFile is the config file looked for in the working directory.
@@ -26,6 +28,41 @@ type Config struct {
 	QuickJS  QuickJS           `toml:"quickjs"`
 	Bridges  map[string]Bridge `toml:"bridges"`
 	Targets  map[string]Target `toml:"targets"`
+	Gate     Gate              `toml:"gate"`
+}
+
+// Gate is how `bench-bridge gate` decides that a case regressed (docs/gate.md). Zero values mean the defaults.
+type Gate struct {
+	// Alpha is the significance level of the Mann-Whitney U test on ref-normalised samples (default 0.05).
+	Alpha float64 `toml:"alpha"`
+	// MinEffect is the least relative growth of a case's ratio to ref_js_loop that counts (default 0.10).
+	MinEffect float64 `toml:"min_effect"`
+	// Metric is what is compared: time (default) or instructions (callgrind counts, no statistics).
+	Metric string `toml:"metric"`
+	// InstructionsThreshold is the least relative growth of instructions per op, over ref_js_loop's, that counts
+	// (default 0.01).
+	InstructionsThreshold float64 `toml:"instructions_threshold"`
+	// Cases overrides the thresholds per case.
+	Cases map[string]GateCase `toml:"cases"`
+	// Guards are absolute bounds every current artifact must keep.
+	Guards []Guard `toml:"guards"`
+}
+
+// GateCase overrides the gate's thresholds for one case.
+type GateCase struct {
+	MinEffect             float64 `toml:"min_effect"`
+	InstructionsThreshold float64 `toml:"instructions_threshold"`
+	// Skip leaves the case out of the gate (still shown).
+	Skip bool `toml:"skip"`
+}
+
+// Guard is an absolute bound: case's median over ref_js_loop's must stay at most MaxRatioToRef, in every current
+// artifact (or those of Target and Codec, when set).
+type Guard struct {
+	Case          string  `toml:"case"`
+	MaxRatioToRef float64 `toml:"max_ratio_to_ref"`
+	Target        string  `toml:"target"`
+	Codec         string  `toml:"codec"`
 }
 
 // Target declares a device beyond the built-in names (linux, mac, android, webos), or changes a built-in one.
@@ -138,7 +175,40 @@ func Parse(path, text string) (*Config, error) {
 			return nil, fmt.Errorf("%s: bridges.%s needs both build and binary", path, name)
 		}
 	}
+	if err := c.Gate.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return c, nil
+}
+
+// check refuses gate settings that would make the gate meaningless, naming the key.
+func (g *Gate) check() error {
+	if g.Alpha < 0 || g.Alpha >= 1 {
+		return fmt.Errorf("gate.alpha is %v, want a level between 0 and 1, like 0.05", g.Alpha)
+	}
+	if g.MinEffect < 0 || g.InstructionsThreshold < 0 {
+		return errors.New("gate.min_effect and gate.instructions_threshold are relative changes: want 0.10 for 10%, not negative")
+	}
+	if g.Metric != "" && g.Metric != "time" && g.Metric != "instructions" {
+		return fmt.Errorf("gate.metric is %q, want time or instructions", g.Metric)
+	}
+	for name, o := range g.Cases {
+		if _, ok := cases.Lookup(name); !ok {
+			return fmt.Errorf("gate.cases.%s: unknown case (see bench-bridge cases)", name)
+		}
+		if o.MinEffect < 0 || o.InstructionsThreshold < 0 {
+			return fmt.Errorf("gate.cases.%s: thresholds are relative changes, want 0.10 for 10%%, not negative", name)
+		}
+	}
+	for i, gd := range g.Guards {
+		if _, ok := cases.Lookup(gd.Case); !ok {
+			return fmt.Errorf("gate.guards[%d]: case %q is unknown (see bench-bridge cases)", i, gd.Case)
+		}
+		if !(gd.MaxRatioToRef > 0) {
+			return fmt.Errorf("gate.guards[%d] (%s): max_ratio_to_ref must be a positive bound", i, gd.Case)
+		}
+	}
+	return nil
 }
 
 // Dir is the directory relative paths in the config are taken from.

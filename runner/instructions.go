@@ -13,10 +13,10 @@ import (
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
-// instructionBudget is about how many instructions the counted difference of one case spans: enough ops to average
-// out what one op does now and then (a garbage collection), few enough that callgrind (some 50 times slower than the
-// program) takes seconds.
-const instructionBudget = 20_000_000
+// minSpan is the least number of instructions the counted difference of one case spans: enough ops that the few
+// hundred instructions that vary between runs (the program prints clock readings) and what one op does now and then
+// (a garbage collection) average out, few enough that callgrind (some 50 times slower than the program) takes seconds.
+const minSpan = 10_000_000
 
 // maxUnits caps the loop units of one counted run, as the harness caps its calibration.
 const maxUnits = 1_000_000
@@ -38,9 +38,9 @@ func CheckValgrind(ctx context.Context, t targets.Target) error {
 
 // MeasureInstructions counts each case's instructions per op under valgrind's callgrind. Every count comes from
 // runs with a fixed op count (the harness's --ops, no warm-up), so nothing depends on the clock and the same binary
-// gives the same counts run after run. One op's count is the difference between a run of u and one of 2u loop units,
-// over the difference of their op counts: start-up, set-up and the first runs' one-off costs cancel. u is chosen
-// from a first pair of runs of 1 and 2 units, so that the difference spans about instructionBudget instructions.
+// gives the same counts run after run, to a few instructions in ten million. One op's count is the difference
+// between a run of one loop unit and a run of u units, over the difference of their op counts: start-up, set-up and
+// the first unit's one-off costs cancel. u grows by 4 from 4 until the difference spans minSpan instructions.
 // Cases that fail are left out of the map and reported in the error; the others are still counted.
 func MeasureInstructions(ctx context.Context, t targets.Target, program string, names []string, log io.Writer) (map[string]float64, error) {
 	out := map[string]float64{}
@@ -64,29 +64,19 @@ func caseInstructions(ctx context.Context, t targets.Target, program, name strin
 	if err != nil {
 		return 0, err
 	}
-	i2, ops2, err := countRun(ctx, t, program, name, 2)
-	if err != nil {
-		return 0, err
-	}
-	perUnit := float64(i2) - float64(i1)
-	// A power of two, so that the few instructions that vary between runs (the program prints clock readings) do not
-	// move the choice.
-	units := int64(1)
-	for perUnit > 0 && float64(2*units)*perUnit <= instructionBudget && 2*units <= maxUnits {
-		units *= 2
-	}
-	if units > 1 {
-		if i1, ops1, err = countRun(ctx, t, program, name, units); err != nil {
+	for units := int64(4); ; units *= 4 {
+		iu, opsu, err := countRun(ctx, t, program, name, units)
+		if err != nil {
 			return 0, err
 		}
-		if i2, ops2, err = countRun(ctx, t, program, name, 2*units); err != nil {
-			return 0, err
+		if iu-i1 < minSpan && units < maxUnits {
+			continue
 		}
+		if opsu <= ops1 || iu <= i1 {
+			return 0, fmt.Errorf("runs of %d and %d ops counted %d and %d instructions: no cost per op to take", ops1, opsu, i1, iu)
+		}
+		return roundSignificant(float64(iu-i1)/float64(opsu-ops1), 6), nil
 	}
-	if ops2 <= ops1 || i2 <= i1 {
-		return 0, fmt.Errorf("runs of %d and %d ops counted %d and %d instructions: no cost per op to take", ops1, ops2, i1, i2)
-	}
-	return roundSignificant((float64(i2)-float64(i1))/float64(ops2-ops1), 6), nil
 }
 
 // roundSignificant rounds v to n significant digits: the counts repeat to a few instructions in millions, and the

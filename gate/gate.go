@@ -1,0 +1,371 @@
+// Package gate decides whether a current artifact regressed against a baseline: the regression guard of nightly CI.
+// It compares each case's ratio to ref_js_loop (which takes out how fast the machine is today), not raw times, and
+// calls a case regressed only when the change is both significant (Mann-Whitney U on the ref-normalised samples) and
+// larger than a minimum effect; with instruction counts (callgrind, the same for the same binary) it needs no
+// statistics and uses a tight threshold. Absolute guards bound a case's ratio whatever the baseline says. The package
+// reads artifacts and returns results as data; it runs nothing and prints only through its renderers.
+package gate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/stats"
+)
+
+// Metrics the gate compares.
+const (
+	Time         = "time"
+	Instructions = "instructions"
+)
+
+// Defaults of Options.
+const (
+	DefaultAlpha                 = 0.05
+	DefaultMinEffect             = 0.10
+	DefaultInstructionsThreshold = 0.01
+)
+
+// Options are the gate's thresholds, from the config's [gate] section.
+type Options struct {
+	Metric                string
+	Alpha                 float64
+	MinEffect             float64
+	InstructionsThreshold float64
+	Cases                 map[string]config.GateCase
+	Guards                []config.Guard
+}
+
+// OptionsFrom fills the defaults in where the config leaves a setting out.
+func OptionsFrom(g config.Gate) Options {
+	o := Options{Metric: g.Metric, Alpha: g.Alpha, MinEffect: g.MinEffect, InstructionsThreshold: g.InstructionsThreshold,
+		Cases: g.Cases, Guards: g.Guards}
+	if o.Metric == "" {
+		o.Metric = Time
+	}
+	if o.Alpha == 0 {
+		o.Alpha = DefaultAlpha
+	}
+	if o.MinEffect == 0 {
+		o.MinEffect = DefaultMinEffect
+	}
+	if o.InstructionsThreshold == 0 {
+		o.InstructionsThreshold = DefaultInstructionsThreshold
+	}
+	return o
+}
+
+// threshold is the least relative change that counts for name under the metric.
+func (o Options) threshold(name string) float64 {
+	c := o.Cases[name]
+	if o.Metric == Instructions {
+		if c.InstructionsThreshold > 0 {
+			return c.InstructionsThreshold
+		}
+		return o.InstructionsThreshold
+	}
+	if c.MinEffect > 0 {
+		return c.MinEffect
+	}
+	return o.MinEffect
+}
+
+// Verdict is what the gate says about one case.
+type Verdict string
+
+// Verdicts. Regressed and Failed fail the gate; the others do not.
+const (
+	Same        Verdict = "same"        // no change larger than the threshold, or not a significant one
+	Improved    Verdict = "improved"    // significantly better by more than the threshold
+	Regressed   Verdict = "regressed"   // significantly worse by more than the threshold
+	Unconfirmed Verdict = "unconfirmed" // regressed, but the rerun did not confirm it
+	Failed      Verdict = "failed"      // measured in the baseline, failed in the current run
+	Missing     Verdict = "missing"     // not in both artifacts (or no instruction counts): not gated
+	Skipped     Verdict = "skipped"     // left out by the config
+)
+
+// CaseResult is one case's comparison. Baseline and Current are the case's ratio to ref_js_loop: the ratio of medians
+// for time, of instructions per op for instructions.
+type CaseResult struct {
+	Case      string   `json:"case"`
+	Verdict   Verdict  `json:"verdict"`
+	Baseline  float64  `json:"baseline,omitempty"`
+	Current   float64  `json:"current,omitempty"`
+	Change    float64  `json:"change"` // Current / Baseline - 1
+	P         *float64 `json:"p_value,omitempty"`
+	Threshold float64  `json:"threshold"`
+	Note      string   `json:"note,omitempty"`
+	// Rerun is the comparison with the confirming rerun, when there was one.
+	Rerun *CaseResult `json:"rerun,omitempty"`
+}
+
+// GuardResult is one absolute guard checked on the current artifact.
+type GuardResult struct {
+	Case    string   `json:"case"`
+	Ratio   float64  `json:"ratio_to_ref"`
+	Max     float64  `json:"max_ratio_to_ref"`
+	OK      bool     `json:"ok"`
+	Rerun   *float64 `json:"rerun_ratio_to_ref,omitempty"`
+	Missing bool     `json:"missing,omitempty"`
+}
+
+// Result is one baseline artifact against one current artifact.
+type Result struct {
+	Label     string        `json:"label"`
+	Baseline  string        `json:"baseline"`
+	Current   string        `json:"current"`
+	Metric    string        `json:"metric"`
+	Threshold float64       `json:"threshold"`
+	Alpha     float64       `json:"alpha,omitempty"`
+	Cases     []CaseResult  `json:"cases"`
+	Guards    []GuardResult `json:"guards"`
+	Notes     []string      `json:"notes"`
+	// Confirmation is the rerun's artifact, when --confirm reran flagged cases.
+	Confirmation string `json:"confirmation,omitempty"`
+}
+
+// Regressions lists the cases and guards that fail the gate.
+func (r *Result) Regressions() []string {
+	var out []string
+	for _, c := range r.Cases {
+		if c.Verdict == Regressed || c.Verdict == Failed {
+			out = append(out, c.Case)
+		}
+	}
+	for _, g := range r.Guards {
+		if !g.OK {
+			out = append(out, fmt.Sprintf("%s over %s (guard %.3g)", g.Case, cases.RefCase, g.Max))
+		}
+	}
+	return out
+}
+
+// Flagged lists the cases a confirming rerun should measure: regressed cases and breached guards.
+func (r *Result) Flagged() []string {
+	var out []string
+	for _, c := range r.Cases {
+		if c.Verdict == Regressed {
+			out = append(out, c.Case)
+		}
+	}
+	for _, g := range r.Guards {
+		if !g.OK && !slices.Contains(out, g.Case) {
+			out = append(out, g.Case)
+		}
+	}
+	return out
+}
+
+// Compare gates cur (read from curFile) against base (from baseFile). It fails only when the two cannot be
+// compared at all: no ref_js_loop, or instruction counts from different builds.
+func Compare(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*Result, error) {
+	r := &Result{Label: cur.Label(), Baseline: baseFile, Current: curFile, Metric: o.Metric, Cases: []CaseResult{},
+		Guards: []GuardResult{}, Notes: []string{}}
+	if o.Metric == Time {
+		r.Alpha, r.Threshold = o.Alpha, o.MinEffect
+	} else {
+		r.Threshold = o.InstructionsThreshold
+	}
+	for _, side := range []struct {
+		a    *artifact.Artifact
+		file string
+	}{{base, baseFile}, {cur, curFile}} {
+		if side.a.Case(cases.RefCase) == nil {
+			return nil, fmt.Errorf("%s: no %s: the gate compares ratios to it", side.file, cases.RefCase)
+		}
+	}
+	if o.Metric == Instructions {
+		if err := comparableCounts(base, cur, baseFile, curFile); err != nil {
+			return nil, err
+		}
+	}
+	if base.Target != cur.Target || base.Label() != cur.Label() {
+		r.Notes = append(r.Notes, fmt.Sprintf("comparing %s (baseline) with %s (current)", base.Label(), cur.Label()))
+	}
+	if base.Device.Emulated || cur.Device.Emulated {
+		r.Notes = append(r.Notes, "measured under an emulator: not the device's numbers")
+	}
+	for _, name := range order(base, cur) {
+		if name == cases.RefCase {
+			continue
+		}
+		r.Cases = append(r.Cases, compareCase(base, cur, name, o))
+	}
+	if b, c := base.Case(cases.RefCase), cur.Case(cases.RefCase); o.Metric == Time {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s took %s/op in the current run, %s in the baseline (x%.2f): "+
+			"the machine's speed, taken out of every ratio", cases.RefCase, artifact.FormatNs(c.MedianNs),
+			artifact.FormatNs(b.MedianNs), c.MedianNs/b.MedianNs))
+	}
+	r.Guards = checkGuards(cur, o.Guards)
+	return r, nil
+}
+
+// comparableCounts refuses instruction counts of different builds: another compiler or QuickJS counts differently.
+func comparableCounts(base, cur *artifact.Artifact, baseFile, curFile string) error {
+	for _, side := range []struct {
+		a    *artifact.Artifact
+		file string
+	}{{base, baseFile}, {cur, curFile}} {
+		if ref := side.a.Case(cases.RefCase); ref.InstructionsPerOp == nil {
+			return fmt.Errorf("%s: no instruction counts (measure with --metric instructions)", side.file)
+		}
+	}
+	for _, f := range []struct{ what, b, c string }{
+		{"compiler", base.Device.Compiler, cur.Device.Compiler},
+		{"QuickJS", base.Device.QuickJS, cur.Device.QuickJS},
+		{"architecture", base.Device.Arch, cur.Device.Arch},
+	} {
+		if f.b != f.c {
+			return fmt.Errorf("instruction counts are comparable only for the same build: %s is %q in %s and %q in %s "+
+				"(accept a new baseline, see docs/gate.md)", f.what, f.b, baseFile, f.c, curFile)
+		}
+	}
+	return nil
+}
+
+// order is the catalogue's order, then cases only one of the artifacts knows.
+func order(base, cur *artifact.Artifact) []string {
+	var names []string
+	add := func(n string) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, n := range cases.Names() {
+		if base.Case(n) != nil || cur.Case(n) != nil || failed(cur, n) != "" {
+			add(n)
+		}
+	}
+	for _, a := range []*artifact.Artifact{base, cur} {
+		for _, c := range a.Cases {
+			add(c.Name)
+		}
+	}
+	return names
+}
+
+func failed(a *artifact.Artifact, name string) string {
+	for _, f := range a.Failures {
+		if f.Name == name {
+			return f.Reason
+		}
+	}
+	return ""
+}
+
+// compareCase compares one case that is not the reference.
+func compareCase(base, cur *artifact.Artifact, name string, o Options) CaseResult {
+	res := CaseResult{Case: name, Threshold: o.threshold(name)}
+	b, c := base.Case(name), cur.Case(name)
+	switch {
+	case o.Cases[name].Skip:
+		res.Verdict, res.Note = Skipped, "skipped by gate.cases."+name+".skip"
+		return res
+	case b != nil && c == nil && failed(cur, name) != "":
+		res.Verdict, res.Note = Failed, failed(cur, name)
+		return res
+	case b == nil || c == nil:
+		res.Verdict, res.Note = Missing, "not measured in both"
+		return res
+	}
+	if o.Metric == Instructions {
+		return compareInstructions(base, cur, b, c, res)
+	}
+	refB, refC := base.Case(cases.RefCase).MedianNs, cur.Case(cases.RefCase).MedianNs
+	nb, nc := normalise(b.SamplesNs, refB), normalise(c.SamplesNs, refC)
+	cmp := stats.Compare(nb, nc, stats.Thresholds{Alpha: o.Alpha})
+	res.Baseline, res.Current = b.MedianNs/refB, c.MedianNs/refC
+	res.Change = res.Current/res.Baseline - 1
+	p := cmp.P
+	res.P = &p
+	if len(cmp.Warnings) > 0 {
+		res.Note = cmp.Warnings[0]
+	}
+	res.Verdict = Same
+	if cmp.Significant && math.Abs(res.Change) > res.Threshold {
+		res.Verdict = Regressed
+		if res.Change < 0 {
+			res.Verdict = Improved
+		}
+	}
+	return res
+}
+
+func compareInstructions(base, cur *artifact.Artifact, b, c *artifact.Case, res CaseResult) CaseResult {
+	if b.InstructionsPerOp == nil || c.InstructionsPerOp == nil {
+		res.Verdict, res.Note = Missing, "no instruction count in both"
+		return res
+	}
+	res.Baseline = *b.InstructionsPerOp / *base.Case(cases.RefCase).InstructionsPerOp
+	res.Current = *c.InstructionsPerOp / *cur.Case(cases.RefCase).InstructionsPerOp
+	res.Change = res.Current/res.Baseline - 1
+	res.Verdict = Same
+	if math.Abs(res.Change) > res.Threshold {
+		res.Verdict = Regressed
+		if res.Change < 0 {
+			res.Verdict = Improved
+		}
+	}
+	return res
+}
+
+// normalise divides every sample by the reference's median: the case's cost in units of the machine's speed.
+func normalise(samples []float64, ref float64) []float64 {
+	out := make([]float64, len(samples))
+	for i, s := range samples {
+		out[i] = s / ref
+	}
+	return out
+}
+
+// checkGuards checks the guards that apply to a.
+func checkGuards(a *artifact.Artifact, guards []config.Guard) []GuardResult {
+	out := []GuardResult{}
+	for _, g := range guards {
+		if (g.Target != "" && g.Target != a.Target) || (g.Codec != "" && g.Codec != a.Codec) {
+			continue
+		}
+		res := GuardResult{Case: g.Case, Max: g.MaxRatioToRef, OK: true}
+		if c := a.Case(g.Case); c != nil && c.RatioToRef != nil {
+			res.Ratio = *c.RatioToRef
+			res.OK = res.Ratio <= g.MaxRatioToRef
+		} else {
+			res.Missing = true
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// Confirm compares the rerun of the flagged cases (an artifact of the same program on the same target, made after
+// Compare flagged them) with the baseline: a case stays regressed only when the rerun regresses too, a guard stays
+// breached only when the rerun breaches it too.
+func Confirm(r *Result, base, rerun *artifact.Artifact, rerunFile string, o Options) {
+	r.Confirmation = rerunFile
+	for i := range r.Cases {
+		c := &r.Cases[i]
+		if c.Verdict != Regressed {
+			continue
+		}
+		again := compareCase(base, rerun, c.Case, o)
+		c.Rerun = &again
+		if again.Verdict != Regressed && again.Verdict != Failed {
+			c.Verdict = Unconfirmed
+		}
+	}
+	for i := range r.Guards {
+		g := &r.Guards[i]
+		if g.OK {
+			continue
+		}
+		if c := rerun.Case(g.Case); c != nil && c.RatioToRef != nil {
+			v := *c.RatioToRef
+			g.Rerun = &v
+			g.OK = v <= g.Max
+		}
+	}
+}

@@ -1,0 +1,199 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/bench-bridge/bench-bridge/cases"
+)
+
+// Report is every comparison of one gate run.
+type Report struct {
+	Results []*Result `json:"results"`
+	Notes   []string  `json:"notes"`
+}
+
+// Regressions lists what fails the gate, as "label: case".
+func (r *Report) Regressions() []string {
+	var out []string
+	for _, res := range r.Results {
+		for _, c := range res.Regressions() {
+			out = append(out, res.Label+": "+c)
+		}
+	}
+	return out
+}
+
+// Formats lists the formats Render accepts.
+var Formats = []string{"text", "markdown", "json"}
+
+// Render writes the report in format: text for a terminal, markdown for a CI job summary, json for scripts.
+func Render(w io.Writer, r *Report, format string) error {
+	switch format {
+	case "text":
+		return renderText(w, r)
+	case "markdown":
+		return renderMarkdown(w, r)
+	case "json":
+		out := struct {
+			*Report
+			Regressions []string `json:"regressions"`
+		}{r, r.Regressions()}
+		if out.Regressions == nil {
+			out.Regressions = []string{}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	return fmt.Errorf("unknown format %q (have %s)", format, strings.Join(Formats, ", "))
+}
+
+// summary is the closing line: what regressed, or that nothing did.
+func (r *Report) summary() string {
+	reg := r.Regressions()
+	if len(reg) == 0 {
+		return fmt.Sprintf("gate: ok, nothing regressed (%d comparisons)", len(r.Results))
+	}
+	return fmt.Sprintf("gate: %d regressed: %s", len(reg), strings.Join(reg, ", "))
+}
+
+// how says what was compared and with which thresholds.
+func (res *Result) how() string {
+	if res.Metric == Time {
+		return fmt.Sprintf("median over %s, U test alpha %g, min effect %s", cases.RefCase, res.Alpha, percent(res.Threshold))
+	}
+	return fmt.Sprintf("instructions per op over %s's, threshold %s", cases.RefCase, percent(res.Threshold))
+}
+
+func (res *Result) header() []string {
+	return []string{"case", "baseline ×ref", "current ×ref", "change", "p", "min", "verdict"}
+}
+
+// rows renders the case rows as text and markdown show them.
+func (res *Result) rows() [][]string {
+	var rows [][]string
+	for _, c := range res.Cases {
+		row := []string{c.Case, "", "", "", "", percent(c.Threshold), verdictText(c)}
+		if c.Baseline > 0 {
+			row[1], row[2], row[3] = fmt.Sprintf("%.4g", c.Baseline), fmt.Sprintf("%.4g", c.Current), signedPercent(c.Change)
+		}
+		if c.P != nil {
+			row[4] = fmt.Sprintf("%.3f", *c.P)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func verdictText(c CaseResult) string {
+	v := string(c.Verdict)
+	if c.Verdict == Regressed || c.Verdict == Failed {
+		v = strings.ToUpper(v)
+	}
+	if c.Rerun != nil {
+		v += fmt.Sprintf(" (rerun %s", signedPercent(c.Rerun.Change))
+		if c.Rerun.P != nil {
+			v += fmt.Sprintf(", p=%.3f", *c.Rerun.P)
+		}
+		v += ")"
+	}
+	if c.Note != "" && c.Verdict != Same {
+		v += ": " + c.Note
+	}
+	return v
+}
+
+// guardLines says how each guard fared.
+func (res *Result) guardLines() []string {
+	var out []string
+	for _, g := range res.Guards {
+		var state string
+		switch {
+		case g.Missing:
+			state = "not measured"
+		case g.OK && g.Rerun != nil:
+			state = fmt.Sprintf("%.4g, rerun %.4g: unconfirmed", g.Ratio, *g.Rerun)
+		case g.OK:
+			state = fmt.Sprintf("%.4g: ok", g.Ratio)
+		default:
+			state = fmt.Sprintf("%.4g: BREACHED", g.Ratio)
+		}
+		out = append(out, fmt.Sprintf("guard %s over %s at most %.4g: %s", g.Case, cases.RefCase, g.Max, state))
+	}
+	return out
+}
+
+func (res *Result) footer() []string {
+	out := res.guardLines()
+	if res.Confirmation != "" {
+		out = append(out, "flagged cases rerun: "+res.Confirmation)
+	}
+	return append(out, res.Notes...)
+}
+
+func renderText(w io.Writer, r *Report) error {
+	for _, res := range r.Results {
+		fmt.Fprintf(w, "%s: %s -> %s (%s)\n", res.Label, res.Baseline, res.Current, res.how())
+		var buf bytes.Buffer
+		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+		for _, row := range append([][]string{res.header()}, res.rows()...) {
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+			fmt.Fprintln(w, "  "+strings.TrimRight(line, " "))
+		}
+		for _, line := range res.footer() {
+			fmt.Fprintln(w, "  "+line)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, n)
+	}
+	fmt.Fprintln(w, r.summary())
+	return nil
+}
+
+func renderMarkdown(w io.Writer, r *Report) error {
+	mark := "✅"
+	if len(r.Regressions()) > 0 {
+		mark = "❌"
+	}
+	fmt.Fprintf(w, "## %s %s\n\n", mark, r.summary())
+	for _, res := range r.Results {
+		fmt.Fprintf(w, "### %s\n\n`%s` → `%s`: %s\n\n", res.Label, res.Baseline, res.Current, res.how())
+		h := res.header()
+		fmt.Fprintln(w, "| "+strings.Join(h, " | ")+" |")
+		fmt.Fprintln(w, "|---|"+strings.Repeat("---:|", len(h)-2)+"---|")
+		for _, row := range res.rows() {
+			row[0] = "`" + row[0] + "`"
+			if strings.HasPrefix(row[6], "REGRESSED") || strings.HasPrefix(row[6], "FAILED") {
+				row[6] = "**" + row[6] + "**"
+			}
+			fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
+		}
+		if f := res.footer(); len(f) > 0 {
+			fmt.Fprintln(w)
+			for _, line := range f {
+				fmt.Fprintln(w, "- "+line)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "- "+n)
+	}
+	return nil
+}
+
+func percent(v float64) string { return fmt.Sprintf("%.3g%%", 100*v) }
+
+func signedPercent(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }
