@@ -1,0 +1,323 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/stats"
+)
+
+// fake makes an artifact whose cases have medians near the given ns, with samples spread by noise (relative) from a
+// seeded generator: statistics without a machine.
+func fake(t *testing.T, seed uint64, noise float64, medians map[string]float64) *artifact.Artifact {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 7))
+	a := &artifact.Artifact{Schema: artifact.Schema, Target: "linux", Program: artifact.ProgramBridge, Codec: "json", Complete: true}
+	for _, name := range cases.Names() {
+		m, ok := medians[name]
+		if !ok {
+			continue
+		}
+		c := artifact.Case{Name: name}
+		for range 10 {
+			c.SamplesNs = append(c.SamplesNs, m*(1+noise*(r.Float64()-0.5)))
+		}
+		s := stats.Summarize(c.SamplesNs, 0.95)
+		c.MedianNs, c.CILowNs, c.CIHighNs = s.Median, s.Low, s.High
+		a.Cases = append(a.Cases, c)
+	}
+	if ref := a.Case(cases.RefCase); ref != nil {
+		for i := range a.Cases {
+			v := a.Cases[i].MedianNs / ref.MedianNs
+			a.Cases[i].RatioToRef = &v
+		}
+	}
+	return a
+}
+
+func verdicts(r *Result) map[string]Verdict {
+	out := map[string]Verdict{}
+	for _, c := range r.Cases {
+		out[c.Case] = c.Verdict
+	}
+	return out
+}
+
+var base = map[string]float64{cases.RefCase: 25, "script_to_host_scalar": 1250, "callback": 1250, "script_to_host_object": 6000}
+
+func scaled(m map[string]float64, by map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range m {
+		out[k] = v
+		if f, ok := by[k]; ok {
+			out[k] = v * f
+		}
+	}
+	return out
+}
+
+func TestCompareTime(t *testing.T) {
+	o := OptionsFrom(config.Gate{})
+	tests := []struct {
+		name string
+		cur  map[string]float64
+		want map[string]Verdict
+	}{
+		{"same program", base, map[string]Verdict{"script_to_host_scalar": Same, "callback": Same, "script_to_host_object": Same}},
+		// A machine twice as slow makes every case twice as slow: the ratios, and so the gate, do not move.
+		{"slower machine", scaled(base, map[string]float64{cases.RefCase: 2, "script_to_host_scalar": 2, "callback": 2, "script_to_host_object": 2}),
+			map[string]Verdict{"script_to_host_scalar": Same, "callback": Same, "script_to_host_object": Same}},
+		{"25% more per crossing", scaled(base, map[string]float64{"script_to_host_scalar": 1.25, "callback": 1.25, "script_to_host_object": 1.05}),
+			map[string]Verdict{"script_to_host_scalar": Regressed, "callback": Regressed, "script_to_host_object": Same}},
+		{"faster", scaled(base, map[string]float64{"callback": 0.5}), map[string]Verdict{"callback": Improved}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, tt.cur), "base.json", "cur.json", o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := verdicts(r)
+			for c, v := range tt.want {
+				if got[c] != v {
+					t.Errorf("%s: %s, want %s (%+v)", c, got[c], v, r.Cases)
+				}
+			}
+			if _, ok := got[cases.RefCase]; ok {
+				t.Errorf("the reference itself was gated")
+			}
+		})
+	}
+}
+
+// A significant change smaller than the minimum effect is not a regression; a per-case override moves the bar.
+func TestMinimumEffectAndOverride(t *testing.T) {
+	cur := scaled(base, map[string]float64{"script_to_host_scalar": 1.06, "callback": 1.06})
+	b, c := fake(t, 1, 0.005, base), fake(t, 2, 0.005, cur)
+	o := OptionsFrom(config.Gate{Cases: map[string]config.GateCase{"callback": {MinEffect: 0.03}, "script_to_host_object": {Skip: true}}})
+	r, err := Compare(b, c, "b", "c", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := verdicts(r)
+	if got["script_to_host_scalar"] != Same || got["callback"] != Regressed || got["script_to_host_object"] != Skipped {
+		t.Fatalf("verdicts %v, want same (6%% < 10%%), regressed (6%% > 3%%), skipped", got)
+	}
+	if p := r.Cases[0].P; p == nil || *p > 0.05 {
+		t.Errorf("the 6%% shift with 0.5%% noise should be significant, p=%v", p)
+	}
+}
+
+// Noise as large as the change: not significant, so not a regression, however large the medians' ratio.
+func TestNoisyChangeIsNotARegression(t *testing.T) {
+	b := fake(t, 1, 0.02, base)
+	c := fake(t, 2, 0.02, base)
+	sc := c.Case("script_to_host_scalar")
+	// Two samples far off: the median moves little and the U test sees no shift.
+	sc.SamplesNs[0], sc.SamplesNs[1] = 5000, 6000
+	r, err := Compare(b, c, "b", "c", OptionsFrom(config.Gate{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := verdicts(r)["script_to_host_scalar"]; v != Same {
+		t.Errorf("two outliers: %s, want same", v)
+	}
+}
+
+func withInstructions(a *artifact.Artifact, counts map[string]float64) *artifact.Artifact {
+	for i := range a.Cases {
+		if v, ok := counts[a.Cases[i].Name]; ok {
+			a.Cases[i].InstructionsPerOp = &v
+		}
+	}
+	a.Device.Compiler, a.Device.Arch = "gcc 12.2.0", "x86_64"
+	return a
+}
+
+func TestCompareInstructions(t *testing.T) {
+	counts := map[string]float64{cases.RefCase: 451, "script_to_host_scalar": 19041, "callback": 18860, "script_to_host_object": 83650}
+	o := OptionsFrom(config.Gate{Metric: Instructions})
+	b := withInstructions(fake(t, 1, 0.02, base), counts)
+	// Times that say nothing (noise 50%) do not matter: the counts decide.
+	c := withInstructions(fake(t, 2, 0.5, base), scaled(counts, map[string]float64{"script_to_host_scalar": 1.02, "callback": 1.005}))
+	r, err := Compare(b, c, "b", "c", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := verdicts(r)
+	if got["script_to_host_scalar"] != Regressed || got["callback"] != Same || got["script_to_host_object"] != Same {
+		t.Fatalf("verdicts %v: want +2%% regressed, +0.5%% same at the 1%% threshold", got)
+	}
+	if r.Cases[0].P != nil {
+		t.Errorf("instruction counts need no statistics, got p=%v", *r.Cases[0].P)
+	}
+
+	c.Device.Compiler = "gcc 14.2.0"
+	if _, err := Compare(b, c, "b.json", "c.json", o); err == nil || !strings.Contains(err.Error(), "compiler") {
+		t.Errorf("counts of another compiler: err %v, want a refusal naming the compiler", err)
+	}
+	if _, err := Compare(fake(t, 1, 0.02, base), c, "b.json", "c.json", o); err == nil || !strings.Contains(err.Error(), "b.json: no instruction counts") {
+		t.Errorf("baseline without counts: err %v", err)
+	}
+}
+
+func TestGuards(t *testing.T) {
+	o := OptionsFrom(config.Gate{Guards: []config.Guard{
+		{Case: "script_to_host_scalar", MaxRatioToRef: 40},
+		{Case: "callback", MaxRatioToRef: 60},
+		{Case: "callback", MaxRatioToRef: 1, Target: "android"}, // another target's bound
+	}})
+	r, err := Compare(fake(t, 1, 0.01, base), fake(t, 2, 0.01, base), "b", "c", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Guards) != 2 || r.Guards[0].OK || !r.Guards[1].OK {
+		t.Fatalf("guards %+v: want scalar (50x) over 40 breached, callback under 60 kept, android's not applied", r.Guards)
+	}
+	if reg := r.Regressions(); len(reg) != 1 || !strings.Contains(reg[0], "script_to_host_scalar") {
+		t.Errorf("regressions %v", reg)
+	}
+	// A rerun under the bound does not confirm the breach.
+	rerun := fake(t, 3, 0.01, scaled(base, map[string]float64{"script_to_host_scalar": 0.7}))
+	Confirm(r, fake(t, 1, 0.01, base), rerun, "rerun.json", o)
+	if !r.Guards[0].OK || r.Guards[0].Rerun == nil || len(r.Regressions()) != 0 {
+		t.Errorf("after an unconfirming rerun: %+v", r.Guards[0])
+	}
+}
+
+func TestConfirm(t *testing.T) {
+	o := OptionsFrom(config.Gate{})
+	b := fake(t, 1, 0.02, base)
+	worse := scaled(base, map[string]float64{"script_to_host_scalar": 1.3, "callback": 1.3})
+	r, err := Compare(b, fake(t, 2, 0.02, worse), "b", "c", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := r.Flagged(); !slices.Equal(f, []string{"script_to_host_scalar", "callback"}) {
+		t.Fatalf("flagged %v", f)
+	}
+	// The rerun shows scalar slow again, callback back to normal: a noise burst.
+	Confirm(r, b, fake(t, 3, 0.02, scaled(base, map[string]float64{"script_to_host_scalar": 1.3})), "rerun.json", o)
+	got := verdicts(r)
+	if got["script_to_host_scalar"] != Regressed || got["callback"] != Unconfirmed {
+		t.Errorf("after the rerun: %v, want scalar regressed, callback unconfirmed", got)
+	}
+	if reg := r.Regressions(); !slices.Equal(reg, []string{"script_to_host_scalar"}) {
+		t.Errorf("regressions %v", reg)
+	}
+}
+
+func TestFailedCaseRegresses(t *testing.T) {
+	c := fake(t, 2, 0.02, map[string]float64{cases.RefCase: 25, "callback": 1250, "script_to_host_object": 6000})
+	c.Failures = []artifact.Failure{{Name: "script_to_host_scalar", Reason: "killed by signal SIGSEGV"}}
+	r, err := Compare(fake(t, 1, 0.02, base), c, "b", "c", OptionsFrom(config.Gate{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := verdicts(r)["script_to_host_scalar"]; v != Failed {
+		t.Errorf("crashed case: %s, want failed", v)
+	}
+}
+
+func TestNoRef(t *testing.T) {
+	c := fake(t, 2, 0.02, map[string]float64{"callback": 1250})
+	if _, err := Compare(fake(t, 1, 0.02, base), c, "b.json", "c.json", OptionsFrom(config.Gate{})); err == nil || !strings.Contains(err.Error(), "c.json: no ref_js_loop") {
+		t.Errorf("err %v", err)
+	}
+}
+
+func write(t *testing.T, path string, a *artifact.Artifact) {
+	t.Helper()
+	if err := artifact.Write(path, a); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadAndMatchDirectories(t *testing.T) {
+	bdir, cdir := t.TempDir(), t.TempDir()
+	floor := fake(t, 1, 0.02, base)
+	floor.Program, floor.Codec = artifact.ProgramFloor, ""
+	write(t, filepath.Join(bdir, "linux.json"), fake(t, 1, 0.02, base))
+	write(t, filepath.Join(bdir, "floor-linux.json"), floor)
+	android := fake(t, 1, 0.02, base)
+	android.Target = "android"
+	write(t, filepath.Join(bdir, "android.json"), android)
+	write(t, filepath.Join(cdir, "a-linux.json"), fake(t, 2, 0.02, base))
+	write(t, filepath.Join(cdir, "floor.json"), floor)
+	fast := fake(t, 2, 0.02, base)
+	fast.Codec = "fast"
+	write(t, filepath.Join(cdir, "linux-fast.json"), fast)
+
+	bs, err := Load(bdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := Load(cdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, notes := Match(bs, cs)
+	if len(pairs) != 2 {
+		t.Fatalf("pairs %+v", pairs)
+	}
+	for _, p := range pairs {
+		if p.Baseline.Artifact.Label() != p.Current.Artifact.Label() {
+			t.Errorf("paired %s with %s", p.Baseline.File, p.Current.File)
+		}
+	}
+	joined := strings.Join(notes, "\n")
+	if !strings.Contains(joined, "linux-fast.json (fast linux): no baseline") || !strings.Contains(joined, "android.json (json android): baseline without") {
+		t.Errorf("notes:\n%s", joined)
+	}
+
+	write(t, filepath.Join(cdir, "again.json"), fast)
+	if _, err := Load(cdir); err == nil || !strings.Contains(err.Error(), "two artifacts of fast linux") {
+		t.Errorf("two artifacts of one program: err %v", err)
+	}
+	os.WriteFile(filepath.Join(bdir, "notes.json"), []byte(`{"name": "x"}`), 0o644)
+	if _, err := Load(bdir); err == nil || !strings.Contains(err.Error(), "notes.json: no \"schema\"") {
+		t.Errorf("foreign JSON in the directory: err %v", err)
+	}
+	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no artifacts") {
+		t.Errorf("empty directory: err %v", err)
+	}
+}
+
+func TestRender(t *testing.T) {
+	o := OptionsFrom(config.Gate{Guards: []config.Guard{{Case: "callback", MaxRatioToRef: 100}}})
+	r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, scaled(base, map[string]float64{"callback": 1.3})), "b.json", "c.json", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := &Report{Results: []*Result{r}, Notes: []string{}}
+	for format, want := range map[string][]string{
+		"text":     {"json linux: b.json -> c.json", "callback", "REGRESSED", "guard callback over ref_js_loop at most 100", "gate: 1 regressed: json linux: callback"},
+		"markdown": {"## ❌ gate: 1 regressed", "| `callback` |", "**REGRESSED**", "- guard callback"},
+		"json":     {`"verdict": "regressed"`, `"regressions": [`},
+	} {
+		var buf bytes.Buffer
+		if err := Render(&buf, report, format); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%s output lacks %q:\n%s", format, w, buf.String())
+			}
+		}
+		if format == "json" && !json.Valid(buf.Bytes()) {
+			t.Errorf("invalid json:\n%s", buf.String())
+		}
+	}
+	if err := Render(&bytes.Buffer{}, report, "yaml"); err == nil {
+		t.Error("want an error for an unknown format")
+	}
+}
