@@ -58,6 +58,26 @@ type Device struct {
 	CPUFreqs []CPUFreq `json:"cpu_freqs,omitempty"`
 	// Thermal are the device's thermal zones and their temperatures when the run started.
 	Thermal []Thermal `json:"thermal,omitempty"`
+	// Android is what an Android device's properties and services report; absent elsewhere.
+	Android *Android `json:"android,omitempty"`
+	// Warnings are what a reader should know about the device (unlocked clocks, throttling); the runner moves them
+	// into the artifact's warnings.
+	Warnings []string `json:"-"`
+}
+
+// Android is what getprop and the system services say about an Android device.
+type Android struct {
+	Model        string `json:"model"`
+	Manufacturer string `json:"manufacturer,omitempty"`
+	Device       string `json:"device"`
+	Release      string `json:"release"`
+	SDK          string `json:"sdk"`
+	Fingerprint  string `json:"fingerprint"`
+	ABI          string `json:"abi"`
+	// ThermalStatus is the thermal service's status: 0 none, 1 light ... 6 shutdown; nil when not reported.
+	ThermalStatus *int `json:"thermal_status"`
+	// BatteryCelsius is the battery's temperature; nil when not readable.
+	BatteryCelsius *float64 `json:"battery_celsius"`
 }
 
 // CPUFreq is one CPU's frequency scaling state; frequencies are in kHz, 0 when unreadable.

@@ -79,7 +79,7 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 		Device:    dev,
 		Settings:  artifact.Settings{Samples: j.Options.Samples, MinTimeNs: j.Options.MinTime.Nanoseconds(), WarmupNs: j.Options.Warmup.Nanoseconds()},
 		StartedAt: time.Now().UTC(),
-		Cases:     []artifact.Case{}, Failures: []artifact.Failure{}, Warnings: []string{},
+		Cases:     []artifact.Case{}, Failures: []artifact.Failure{}, Warnings: append([]string{}, dev.Warnings...),
 	}
 	a.Settings.Defines = j.Defines
 	fmt.Fprintf(j.Log, "running %s on %s: %d cases, %d samples of at least %s each\n", a.Label(), a.Target,

@@ -101,7 +101,12 @@ func Measure(ctx context.Context, t targets.Target, program string, opts Options
 		case s.protocolErr != nil:
 			return raw, fmt.Errorf("%s: %w", t.Name(), s.protocolErr)
 		default:
-			return raw, err // the transport failed: the device is gone
+			// The transport failed: the device is gone. Name the case it took down.
+			if s.current != "" {
+				raw.fail(s.current, err.Error(), s.stderr.tail())
+				return raw, fmt.Errorf("case %s: %w", s.current, err)
+			}
+			return raw, err
 		}
 		if s.current == "" {
 			// It died before starting a case: no case to blame, and a retry would die the same way.

@@ -29,6 +29,8 @@ var BuiltIn = map[string]config.Target{
 	"mac":   {Kind: "local"},
 	// webos: an HP TouchPad-class device over ssh (--host); ARMv7 softfp, static.
 	"webos": {Kind: "ssh", Toolchain: "webos"},
+	// android: the one device adb lists, or --serial / $ANDROID_SERIAL; built for its ABI.
+	"android": {Kind: "adb"},
 }
 
 // openers build a target of each kind.
@@ -41,6 +43,9 @@ var openers = map[string]func(ctx context.Context, name string, spec config.Targ
 	},
 	"novacom": func(_ context.Context, name string, spec config.Target, o Overrides) (Target, error) {
 		return NewNovacom(name, spec, o)
+	},
+	"adb": func(ctx context.Context, name string, spec config.Target, o Overrides) (Target, error) {
+		return NewADB(ctx, name, spec, o)
 	},
 }
 

@@ -1,0 +1,281 @@
+package targets
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The adb server's host protocol (a hex length, then the request; OKAY or FAIL with a message) is spoken here
+// directly where gadb v0.1.0 falls short: device states, features, and shell_v2, whose framing carries stderr and the
+// exit status and which has no deadline of its own (gadb's plain shell: has a single 60-second one).
+
+// adbServer is the address of the adb server: ANDROID_ADB_SERVER_ADDRESS and ANDROID_ADB_SERVER_PORT as adb reads
+// them, localhost:5037 by default.
+func adbServer() (host string, port int, err error) {
+	host, port = "127.0.0.1", 5037
+	if h := os.Getenv("ANDROID_ADB_SERVER_ADDRESS"); h != "" {
+		host = h
+	}
+	if p := os.Getenv("ANDROID_ADB_SERVER_PORT"); p != "" {
+		if port, err = strconv.Atoi(p); err != nil || port <= 0 || port > 65535 {
+			return "", 0, fmt.Errorf("ANDROID_ADB_SERVER_PORT is %q, want a port number", p)
+		}
+	}
+	return host, port, nil
+}
+
+// adbHost is a connection to the adb server.
+type adbHost struct {
+	addr string
+}
+
+// dial connects to the server, starting it with the adb command when it is not running, as adb itself does.
+func (h adbHost) dial(ctx context.Context) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", h.addr)
+	if err == nil {
+		return c, nil
+	}
+	if _, lookErr := exec.LookPath("adb"); lookErr != nil {
+		return nil, fmt.Errorf("no adb server at %s, and adb is not installed to start one: apt-get install adb, "+
+			"or Android's platform-tools", h.addr)
+	}
+	if out, err := exec.CommandContext(ctx, "adb", "start-server").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("no adb server at %s and adb start-server failed: %v: %s", h.addr, err, strings.TrimSpace(string(out)))
+	}
+	if c, err = d.DialContext(ctx, "tcp", h.addr); err != nil {
+		return nil, fmt.Errorf("adb server at %s: %w", h.addr, err)
+	}
+	return c, nil
+}
+
+// request sends one host request and reads the server's OKAY, or returns the FAIL message as an error.
+func request(c net.Conn, req string) error {
+	if _, err := fmt.Fprintf(c, "%04x%s", len(req), req); err != nil {
+		return err
+	}
+	var status [4]byte
+	if _, err := io.ReadFull(c, status[:]); err != nil {
+		return fmt.Errorf("adb server closed the connection: %w", err)
+	}
+	switch string(status[:]) {
+	case "OKAY":
+		return nil
+	case "FAIL":
+		msg, err := readHex(c)
+		if err != nil {
+			return err
+		}
+		return errors.New(msg)
+	}
+	return fmt.Errorf("adb server answered %q", status)
+}
+
+// readHex reads a hex length-prefixed string.
+func readHex(c io.Reader) (string, error) {
+	var n [4]byte
+	if _, err := io.ReadFull(c, n[:]); err != nil {
+		return "", err
+	}
+	size, err := strconv.ParseUint(string(n[:]), 16, 16)
+	if err != nil {
+		return "", fmt.Errorf("adb server sent a bad length %q", n)
+	}
+	b := make([]byte, size)
+	_, err = io.ReadFull(c, b)
+	return string(b), err
+}
+
+// query sends a host request that answers with one string (host:devices-l, host-serial:S:features).
+func (h adbHost) query(ctx context.Context, req string) (string, error) {
+	c, err := h.dial(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
+	defer stop()
+	if err := request(c, req); err != nil {
+		return "", err
+	}
+	return readHex(c)
+}
+
+// adbDevice is one line of `adb devices -l`.
+type adbDevice struct {
+	Serial, State, Model string
+}
+
+func (h adbHost) devices(ctx context.Context) ([]adbDevice, error) {
+	out, err := h.query(ctx, "host:devices-l")
+	if err != nil {
+		return nil, fmt.Errorf("listing devices: %w", err)
+	}
+	var list []adbDevice
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		d := adbDevice{Serial: f[0], State: f[1]}
+		// "no permissions" is a state of two words.
+		if f[1] == "no" && len(f) > 2 && f[2] == "permissions" {
+			d.State = "no permissions"
+		}
+		for _, kv := range f[2:] {
+			if m, ok := strings.CutPrefix(kv, "model:"); ok {
+				d.Model = m
+			}
+		}
+		list = append(list, d)
+	}
+	return list, nil
+}
+
+// shell_v2 packet ids (adb's shell_protocol.h).
+const (
+	shellStdout = 1
+	shellStderr = 2
+	shellExit   = 3
+)
+
+// errDeviceLost is a shell stream that ended without an exit status: the device or its adbd went away.
+var errDeviceLost = errors.New("the connection ended before the program's exit status came back: the device went away")
+
+// shellV2 runs command on the device through the shell_v2 service and returns its exit status. It runs until the
+// command ends or ctx is done; closing the stream is all it does then (the caller kills the program).
+func (h adbHost) shellV2(ctx context.Context, serial, command string, stdout, stderr io.Writer) (int, error) {
+	c, err := h.service(ctx, serial, "shell,v2,raw:"+command)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	r := bufio.NewReaderSize(c, 64*1024)
+	var head [5]byte
+	for {
+		if _, err := io.ReadFull(r, head[:]); err != nil {
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
+			}
+			return 0, errDeviceLost
+		}
+		n := int64(binary.LittleEndian.Uint32(head[1:]))
+		var dst io.Writer = io.Discard
+		switch head[0] {
+		case shellStdout:
+			dst = stdout
+		case shellStderr:
+			dst = stderr
+		case shellExit:
+			var status [1]byte
+			if n != 1 {
+				return 0, fmt.Errorf("shell_v2 exit packet of %d bytes", n)
+			}
+			if _, err := io.ReadFull(r, status[:]); err != nil {
+				return 0, errDeviceLost
+			}
+			return int(status[0]), nil
+		}
+		if _, err := io.CopyN(dst, r, n); err != nil {
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
+			}
+			return 0, errDeviceLost
+		}
+	}
+}
+
+// shellLegacy runs command through the plain shell: service of adbd before Android 7, which merges nothing only
+// because the command sends its stderr to a file, and reports no exit status, so the command prints it after a
+// marker line that the program cannot produce by chance.
+func (h adbHost) shellLegacy(ctx context.Context, serial, command, errFile string, stdout, stderr io.Writer) (int, error) {
+	marker := "bench-bridge-exit-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	wrapped := "(" + command + ") 2>" + shellQuote(errFile) + "; s=$?; echo; echo " + marker + " $s"
+	c, err := h.service(ctx, serial, "shell:"+wrapped)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	status := -1
+	// Hold back one line: the echo before the marker ends the program's last line, or adds an empty one.
+	var held *string
+	sc := bufio.NewScanner(c)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r") // old adbd runs shell: on a pty, which sends CRLF
+		if rest, ok := strings.CutPrefix(line, marker+" "); ok {
+			status, _ = strconv.Atoi(rest)
+			if held != nil && *held == "" {
+				held = nil // the echo's newline after output that ended in one
+			}
+			break
+		}
+		if held != nil {
+			fmt.Fprintln(stdout, *held)
+		}
+		held = &line
+	}
+	if held != nil {
+		fmt.Fprintln(stdout, *held)
+	}
+	if status < 0 {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		return 0, errDeviceLost
+	}
+	var errOut strings.Builder
+	if err := h.shellV1Output(ctx, serial, "cat "+shellQuote(errFile)+"; rm -f "+shellQuote(errFile), &errOut); err == nil {
+		io.WriteString(stderr, errOut.String())
+	}
+	return status, nil
+}
+
+// shellV1Output runs a short command through the plain shell: service and collects what it prints.
+func (h adbHost) shellV1Output(ctx context.Context, serial, command string, out io.Writer) error {
+	c, err := h.service(ctx, serial, "shell:"+command)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = io.Copy(out, c)
+	return err
+}
+
+// service opens a device service through the server; the connection is cut when ctx ends.
+func (h adbHost) service(ctx context.Context, serial, name string) (io.ReadCloser, error) {
+	c, err := h.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := request(c, "host:transport:"+serial); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := request(c, name); err != nil {
+		c.Close()
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
+	return &serviceConn{c, stop}, nil
+}
+
+type serviceConn struct {
+	net.Conn
+	stop func() bool
+}
+
+func (s *serviceConn) Close() error {
+	s.stop()
+	return s.Conn.Close()
+}
