@@ -3,6 +3,7 @@ package targets
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -73,11 +74,12 @@ func (n *Novacom) String() string {
 }
 
 // novacomEscape writes one word so that novacomd's tokenizer gives it back whole: the client joins its arguments
-// with spaces and the device splits at white space, taking a backslash to mean "the next character as is".
+// with spaces and the device splits at white space, taking a backslash to mean "the next character as is" (except
+// for a token's first character, which it always takes as is).
 func novacomEscape(s string) string {
 	var b strings.Builder
-	for _, r := range s {
-		if r == '\\' || r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' {
+	for i, r := range s {
+		if i > 0 && (r == '\\' || r == ' ' || r == '\t' || r == '\r' || r == '\v' || r == '\f') {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
@@ -85,9 +87,28 @@ func novacomEscape(s string) string {
 	return b.String()
 }
 
+// novacomWord checks that novacom can carry w: the command is one line, and a token cannot start with white space
+// or a backslash.
+func novacomWord(w string) error {
+	switch {
+	case w == "":
+		return errors.New("novacom cannot pass an empty argument")
+	case strings.ContainsAny(w, "\n\x00"):
+		return fmt.Errorf("novacom cannot pass an argument with a line break: %q", w)
+	case strings.ContainsAny(w[:1], " \t\r\v\f\\") || strings.TrimRight(w, " \t\r\v\f") != w:
+		return fmt.Errorf("novacom cannot pass an argument that starts with white space or a backslash, or ends with white space: %q", w)
+	}
+	return nil
+}
+
 // args is the client's command line for verb on path (file:// URLs) with the program's arguments.
 func (n *Novacom) args(verb, path string, args ...string) ([]string, error) {
 	words := []string{verb, "file://" + novacomEscape(path)}
+	for _, a := range append([]string{path}, args...) {
+		if err := novacomWord(a); err != nil {
+			return nil, fmt.Errorf("%s: %w", n, err)
+		}
+	}
 	for _, a := range args {
 		words = append(words, novacomEscape(a))
 	}
@@ -159,6 +180,18 @@ func (n *Novacom) remoteDir(ctx context.Context) (string, error) {
 	return n.dir, nil
 }
 
+// put copies r to the remote path.
+func (n *Novacom) put(ctx context.Context, r io.Reader, remote string) error {
+	argv, err := n.args("put", remote)
+	if err != nil {
+		return err
+	}
+	if msg, err := n.novacom(ctx, argv, r, io.Discard); err != nil {
+		return fmt.Errorf("%s: push %s: %w: %s", n, remote, err, msg)
+	}
+	return nil
+}
+
 // Push implements Target with novacom put, then chmod.
 func (n *Novacom) Push(ctx context.Context, local string) (string, error) {
 	dir, err := n.remoteDir(ctx)
@@ -171,12 +204,8 @@ func (n *Novacom) Push(ctx context.Context, local string) (string, error) {
 		return "", fmt.Errorf("%s: push: %w", n, err)
 	}
 	defer f.Close()
-	argv, err := n.args("put", remote)
-	if err != nil {
+	if err := n.put(ctx, f, remote); err != nil {
 		return "", err
-	}
-	if msg, err := n.novacom(ctx, argv, f, io.Discard); err != nil {
-		return "", fmt.Errorf("%s: push %s: %w: %s", n, remote, err, msg)
 	}
 	if _, err := n.shell(ctx, "chmod "+remote, "chmod 755 "+shellPath(remote)); err != nil {
 		return "", err
@@ -234,9 +263,15 @@ func (n *Novacom) Run(ctx context.Context, program string, args []string, stdout
 		return fmt.Errorf("%s: %s: %w", n, program, ctx.Err())
 	}
 	code, ok := status.result()
-	switch {
-	case !ok:
+	if !ok {
 		return fmt.Errorf("%s: connection lost while running %s: %v: %s", n, program, err, status.tail())
+	}
+	return shellStatus(code)
+}
+
+// shellStatus reads a status as sh's $? reports it: 128+n for a program killed by signal n.
+func shellStatus(code int) error {
+	switch {
 	case code == 0:
 		return nil
 	case code > 128 && code < 128+65:
@@ -249,7 +284,16 @@ func (n *Novacom) Run(ctx context.Context, program string, args []string, stdout
 func (n *Novacom) Device(ctx context.Context) (artifact.Device, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	out, err := n.shell(ctx, "reading device facts", ProbeScript+sshProbeScript)
+	// The probe has many lines and a novacom command only one: it goes over as a file.
+	dir, err := n.remoteDir(ctx)
+	if err != nil {
+		return artifact.Device{}, err
+	}
+	probe := remoteJoin(dir, "probe.sh")
+	if err := n.put(ctx, strings.NewReader(ProbeScript+sshProbeScript), probe); err != nil {
+		return artifact.Device{}, err
+	}
+	out, err := n.shell(ctx, "reading device facts", "sh "+shellPath(probe))
 	if err != nil {
 		return artifact.Device{}, err
 	}
