@@ -1,0 +1,123 @@
+package cases_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/conformance/*.txt from this run")
+
+// sanitize are the flags of the conformance build: memory errors, leaks and undefined behaviour stop the program.
+var sanitize = []string{"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"}
+
+// buildConformance links c/conformance.c with the reference bridge, its codecs and the harness (whose main is
+// renamed away) against the cached QuickJS library, which keeps its assertions (no -DNDEBUG).
+func buildConformance(t *testing.T) string {
+	t.Helper()
+	testenv.Require(t, "gcc", "apt-get install gcc (scripts/setup does it)")
+	ctx := context.Background()
+	src, err := build.QuickJSSource(ctx, "", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := build.Host()
+	tc.CC = "gcc" // the sanitizers' flags and runtimes are gcc's
+	lib, err := build.BuildQuickJS(ctx, tc, src, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	flags := append([]string{"-O1", "-g", "-fwrapv", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-I", src, "-I", "c"}, sanitize...)
+	gcc := func(args ...string) {
+		t.Helper()
+		out, err := exec.Command("gcc", append(append([]string{}, flags...), args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("gcc %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	harness := filepath.Join(dir, "harness.o")
+	gcc("-Dmain=bb_protocol_main", "-c", "c/harness.c", "-o", harness)
+	prog := filepath.Join(dir, "conformance")
+	args := []string{"c/conformance.c", "c/bridge.c", "c/codec_binary.c", "c/codec_fast.c", harness}
+	args = append(append(args, lib.Objects...), "-lm", "-lpthread", "-ldl", "-o", prog)
+	gcc(args...)
+	return prog
+}
+
+// runConformance runs the program and returns its stdout, stderr and exit status.
+func runConformance(t *testing.T, prog, arg string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(prog, arg)
+	cmd.Env = append(os.Environ(), "ASAN_OPTIONS=detect_leaks=1", "UBSAN_OPTIONS=print_stacktrace=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+// TestCodecConformance round-trips the corpus through every codec under the sanitizers and compares with the frozen
+// outputs: json loses what JSON cannot carry, and says so; fast and binary give what the floor's conversion gives.
+func TestCodecConformance(t *testing.T) {
+	prog := buildConformance(t)
+	// The leak check the suite relies on must be armed: holding one object past the context's end must die in
+	// QuickJS's teardown assertion.
+	if stdout, stderr, code := runConformance(t, prog, "leak-check"); code == 0 || !strings.Contains(stderr, "gc_obj_list") {
+		t.Fatalf("leak-check: exit %d, stdout %q, stderr %q; want QuickJS's gc_obj_list assertion", code, stdout, stderr)
+	}
+	outputs := map[string]string{}
+	for _, codec := range []string{"floor", "json", "fast", "binary"} {
+		stdout, stderr, code := runConformance(t, prog, codec)
+		if code != 0 || stderr != "" {
+			t.Fatalf("conformance %s: exit %d (a sanitizer report or QuickJS's leak assertion?)\nstderr:\n%s", codec, code, stderr)
+		}
+		outputs[codec] = stdout
+		golden := filepath.Join("testdata", "conformance", codec+".txt")
+		if *update {
+			if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (go test ./cases -run Conformance -update writes it)", err)
+		}
+		if stdout != string(want) {
+			os.WriteFile(golden+".got", []byte(stdout), 0o644)
+			t.Errorf("conformance %s differs from %s; this run's output is in %s.got", codec, golden, golden)
+		}
+	}
+	for _, codec := range []string{"fast", "binary"} {
+		for _, line := range strings.Split(outputs[codec], "\n") {
+			if strings.Contains(line, "[floor:") {
+				t.Errorf("%s loses what the floor keeps: %s", codec, line)
+			}
+		}
+	}
+	// json's losses are by design, and the output must show them.
+	for _, want := range []string{
+		"s2h2s nan: null   [floor: NaN]",
+		"s2h2s neg_zero: 0   [floor: -0]",
+		"s2h2s arr_undefined: [null, null, 1]   [floor: [undefined, null, 1]]",
+	} {
+		if !strings.Contains(outputs["json"], want+"\n") {
+			t.Errorf("json output lacks %q", want)
+		}
+	}
+}
