@@ -42,6 +42,9 @@ void dyn_free(dyn *d)
 	case DYN_STR:
 		free(d->u.str.p);
 		break;
+	case DYN_BYTES:
+		free(d->u.bytes.p);
+		break;
 	case DYN_ARR:
 		for (i = 0; i < d->u.arr.len; i++)
 			dyn_free(&d->u.arr.items[i]);
@@ -133,6 +136,14 @@ int dyn_copy(dyn *dst, const dyn *src)
 	switch (src->kind) {
 	case DYN_STR:
 		return dyn_str(dst, src->u.str.p, src->u.str.len);
+	case DYN_BYTES:
+		dst->u.bytes.p = malloc(src->u.bytes.len ? src->u.bytes.len : 1);
+		if (!dst->u.bytes.p) {
+			dst->kind = DYN_NULL;
+			return -1;
+		}
+		memcpy(dst->u.bytes.p, src->u.bytes.p, src->u.bytes.len);
+		return 0;
 	case DYN_ARR:
 		n = src->u.arr.len;
 		if (dyn_arr(dst, n) < 0)
@@ -621,6 +632,12 @@ static void write_value(tbuf *b, const dyn *d)
 	case DYN_FN:
 		tb_put(b, num, (size_t)snprintf(num, sizeof num, "{\"__fn\":%lu}", (unsigned long)d->u.fn));
 		break;
+	case DYN_BYTES: /* only other codecs make bytes; JSON has an array of numbers for them */
+		tb_put(b, "[", 1);
+		for (i = 0; i < d->u.bytes.len; i++)
+			tb_put(b, num, (size_t)snprintf(num, sizeof num, i ? ",%u" : "%u", d->u.bytes.p[i]));
+		tb_put(b, "]", 1);
+		break;
 	}
 }
 
@@ -927,7 +944,7 @@ static JSValue host_entry(JSContext *ctx, JSValueConst this_val, int argc, JSVal
 static const dyn *arg(br_state *st, const dyn *args, size_t i, dyn_kind kind, const char *fn)
 {
 	static const char *const kinds[] = {"null", "a boolean", "a number", "a string", "an array", "an object",
-					     "a function", "undefined"};
+					     "a function", "undefined", "bytes"};
 
 	if (i < args->u.arr.len && args->u.arr.items[i].kind == kind)
 		return &args->u.arr.items[i];
@@ -1128,10 +1145,16 @@ static int apply_ops(br_state *st, const dyn *args, dyn *result)
 /* host_bytes takes bytes; over JSON they arrive as an array of numbers, copied into a byte vector. */
 static int host_bytes(br_state *st, const dyn *args, dyn *result)
 {
-	const dyn *a = arg(st, args, 0, DYN_ARR, "host_bytes");
+	const dyn *a;
 	uint8_t *bytes;
 	size_t i, n;
 
+	if (args->u.arr.len > 0 && args->u.arr.items[0].kind == DYN_BYTES) { /* other codecs send bytes as bytes */
+		a = &args->u.arr.items[0];
+		*result = dyn_num(bb_bytes_sum(a->u.bytes.p, a->u.bytes.len));
+		return 0;
+	}
+	a = arg(st, args, 0, DYN_ARR, "host_bytes");
 	if (!a)
 		return -1;
 	n = a->u.arr.len;

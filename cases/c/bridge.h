@@ -11,8 +11,9 @@
 
 /* ==== Dyn: the host's view of a value, a tagged tree ==== */
 
-/* DYN_UNDEF comes last so that calloc'd zeros stay DYN_NULL. The json codec never makes one. */
-typedef enum dyn_kind { DYN_NULL, DYN_BOOL, DYN_NUM, DYN_STR, DYN_ARR, DYN_OBJ, DYN_FN, DYN_UNDEF } dyn_kind;
+/* DYN_UNDEF and DYN_BYTES come last so that calloc'd zeros stay DYN_NULL. The json codec makes neither: it sends
+ * undefined as null and bytes (a Uint8Array) as an array of numbers. */
+typedef enum dyn_kind { DYN_NULL, DYN_BOOL, DYN_NUM, DYN_STR, DYN_ARR, DYN_OBJ, DYN_FN, DYN_UNDEF, DYN_BYTES } dyn_kind;
 
 typedef struct dyn dyn;
 typedef struct dyn_member dyn_member;
@@ -35,6 +36,10 @@ struct dyn {
 			size_t len;
 		} obj;
 		uint32_t fn; /* a function handle: an index into the bridge's handle table */
+		struct {
+			uint8_t *p; /* malloc'd, or a view into a codec's message while a host function runs */
+			size_t len;
+		} bytes;
 	} u;
 };
 
@@ -142,6 +147,9 @@ void br_free(br_state *st);
 JSValue bin_entry(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic);
 int bin_call_js(br_state *st, JSValueConst fn, const dyn *args, dyn *result);
 void bin_free(br_state *st);
+/* bin_wrap_bytes makes a Uint8Array over an ArrayBuffer that wraps a malloc'd copy of len bytes at src, which its
+ * finaliser frees. */
+JSValue bin_wrap_bytes(br_state *st, const uint8_t *src, size_t len);
 /* bin_exception_text takes the pending exception into st->err: its text and, for an Error, its stack. */
 void bin_exception_text(br_state *st);
 

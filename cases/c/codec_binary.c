@@ -12,8 +12,10 @@
  * UTF-8 and UTF-8 -> atom), holding their atoms until the context goes.
  *
  * What JSON loses, this keeps: undefined (also inside arrays), NaN, -0, +-Infinity, lone surrogates (as WTF-8, as
- * QuickJS writes them), functions anywhere in a value. Typed arrays cross as arrays of numbers, as in the json
- * codec. Cycles and nesting deeper than BIN_MAX_DEPTH are a RangeError; bigints and symbols a TypeError. */
+ * QuickJS writes them), functions anywhere in a value, and bytes: a Uint8Array crosses as bytes (T_BYTES, beyond the
+ * report's tag list: a length and the raw bytes, copied into the message) and comes back as a Uint8Array over an
+ * ArrayBuffer that wraps host memory, freed by its finaliser. Other typed arrays cross as arrays of numbers, as in
+ * the json codec. Cycles and nesting deeper than BIN_MAX_DEPTH are a RangeError; bigints and symbols a TypeError. */
 #include "bridge.h"
 
 #include <math.h>
@@ -21,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_UNDEF, T_NULL, T_FALSE, T_TRUE, T_INT32, T_F64, T_STR, T_ARR, T_OBJ, T_FN };
+enum { T_UNDEF, T_NULL, T_FALSE, T_TRUE, T_INT32, T_F64, T_STR, T_ARR, T_OBJ, T_FN, T_BYTES };
 
 /* The json parser's limit, counted the same way: the argument list is level 1, every value one more. */
 #define BIN_MAX_DEPTH 128
@@ -393,6 +395,33 @@ static int enc_js_typed(br_state *st, bin_msg *m, JSValueConst v, int kind)
 	return 0;
 }
 
+/* enc_js_bytes copies a Uint8Array's bytes into the message: the copying path (the fast codec reads them in place). */
+static int enc_js_bytes(br_state *st, bin_msg *m, JSValueConst v)
+{
+	size_t off, nbytes, elem, size;
+	JSValue buf = JS_GetTypedArrayBuffer(st->ctx, v, &off, &nbytes, &elem);
+	const uint8_t *data;
+	uint32_t n;
+	uint8_t *p;
+
+	if (JS_IsException(buf))
+		return -1;
+	data = JS_GetArrayBuffer(st->ctx, &size, buf); /* v keeps the buffer alive */
+	JS_FreeValue(st->ctx, buf);
+	if (!data)
+		return -1;
+	if (nbytes > UINT32_MAX) {
+		JS_ThrowRangeError(st->ctx, "bridge: bytes too long");
+		return -1;
+	}
+	n = (uint32_t)nbytes;
+	put_tag(m, T_BYTES, &n, 4);
+	p = reserve(m, n);
+	if (p)
+		memcpy(p, data + off, n);
+	return 0;
+}
+
 static int enc_js_object(br_state *st, bin_msg *m, JSValueConst v, int depth)
 {
 	JSContext *ctx = st->ctx;
@@ -478,6 +507,8 @@ static int enc_js(br_state *st, bin_msg *m, JSValueConst v, int depth)
 			return 0;
 		}
 		kind = binary_kind(st, v);
+		if (kind == BIN_U8)
+			return enc_js_bytes(st, m, v);
 		if (kind >= 0)
 			return enc_js_typed(st, m, v, kind);
 		switch (JS_IsArray(ctx, v)) {
@@ -548,8 +579,43 @@ static int enc_dyn(br_state *st, bin_msg *m, const dyn *d, int depth)
 	case DYN_FN:
 		put_tag(m, T_FN, &d->u.fn, 4);
 		break;
+	case DYN_BYTES:
+		if (d->u.bytes.len > UINT32_MAX)
+			return host_err(st, "bridge: bytes too long");
+		n = (uint32_t)d->u.bytes.len;
+		put_tag(m, T_BYTES, &n, 4);
+		put(m, d->u.bytes.p, n);
+		break;
 	}
 	return 0;
+}
+
+static void free_host_bytes(JSRuntime *rt, void *opaque, void *ptr)
+{
+	(void)rt, (void)opaque;
+	free(ptr);
+}
+
+JSValue bin_wrap_bytes(br_state *st, const uint8_t *src, size_t len)
+{
+	uint8_t *p = malloc(len ? len : 1);
+	JSValue buf, arr;
+
+	if (!p)
+		return JS_ThrowOutOfMemory(st->ctx);
+	memcpy(p, src, len);
+	buf = JS_NewArrayBuffer(st->ctx, p, len, free_host_bytes, NULL, 0);
+	if (JS_IsException(buf)) {
+		free(p);
+		return buf;
+	}
+	{
+		/* QuickJS reads (buffer, offset, length) whatever argc says */
+		JSValueConst args[3] = {buf, JS_NewInt32(st->ctx, 0), JS_NewInt64(st->ctx, (int64_t)len)};
+		arr = JS_NewTypedArray(st->ctx, 3, args, JS_TYPED_ARRAY_UINT8);
+	}
+	JS_FreeValue(st->ctx, buf);
+	return arr;
 }
 
 /* ==== Buffer -> JS value ==== */
@@ -650,6 +716,11 @@ static JSValue dec_js(br_state *st, bin_msg *m)
 			return JS_ThrowRangeError(ctx, "%s", st->err);
 		return JS_DupValue(ctx, fn);
 	}
+	case T_BYTES:
+		n = get_u32(m);
+		v = bin_wrap_bytes(st, m->p + m->pos, n);
+		m->pos += n;
+		return v;
 	default:
 		return JS_ThrowInternalError(ctx, "bridge: bad tag in a binary message");
 	}
@@ -745,6 +816,19 @@ static int dec_dyn(br_state *st, bin_msg *m, dyn *out, int arena)
 	case T_FN:
 		out->kind = DYN_FN;
 		out->u.fn = get_u32(m);
+		return 0;
+	case T_BYTES:
+		n = get_u32(m);
+		out->u.bytes.len = n;
+		if (arena) {
+			out->u.bytes.p = m->p + m->pos;
+		} else if ((out->u.bytes.p = malloc(n ? n : 1)) != NULL) {
+			memcpy(out->u.bytes.p, m->p + m->pos, n);
+		} else {
+			return host_err(st, "bridge: out of memory");
+		}
+		out->kind = DYN_BYTES;
+		m->pos += n;
 		return 0;
 	default:
 		return host_err(st, "bridge: bad tag in a binary message");

@@ -137,7 +137,23 @@ static int ref_to_dyn(br_state *st, JSValueConst v, dyn *out, int depth)
 			JS_ThrowOutOfMemory(ctx);
 			return -1;
 		}
-	} else if ((kind = binary_kind(st, v)) >= 0) {
+	} else if ((kind = binary_kind(st, v)) == BIN_U8) {
+		JSValue buf = JS_GetTypedArrayBuffer(ctx, v, &off, &nbytes, &elem);
+		if (JS_IsException(buf))
+			return -1;
+		data = JS_GetArrayBuffer(ctx, &size, buf);
+		JS_FreeValue(ctx, buf);
+		if (!data)
+			return -1;
+		out->u.bytes.p = malloc(nbytes ? nbytes : 1);
+		if (!out->u.bytes.p) {
+			JS_ThrowOutOfMemory(ctx);
+			return -1;
+		}
+		memcpy(out->u.bytes.p, data + off, nbytes);
+		out->u.bytes.len = nbytes;
+		out->kind = DYN_BYTES;
+	} else if (kind >= 0) {
 		if (kind == BIN_ARRAY_BUFFER) {
 			data = JS_GetArrayBuffer(ctx, &nbytes, v);
 		} else {
@@ -223,6 +239,8 @@ static JSValue ref_from_dyn(br_state *st, const dyn *d)
 			return JS_ThrowRangeError(ctx, "%s", st->err);
 		return JS_DupValue(ctx, fn);
 	}
+	case DYN_BYTES:
+		return bin_wrap_bytes(st, d->u.bytes.p, d->u.bytes.len);
 	}
 	return JS_ThrowInternalError(ctx, "bad Dyn kind");
 }
@@ -330,6 +348,7 @@ static const char js_suite[] =
 	"    for (let i = 0; i < v.length; i++) items.push(i in v ? describe(v[i], depth + 1) : 'hole');\n"
 	"    return '[' + items.join(', ') + ']';\n"
 	"  }\n"
+	"  if (ArrayBuffer.isView(v)) return v.constructor.name + ' [' + Array.from(v, x => describe(x)).join(', ') + ']';\n"
 	"  const proto = Object.getPrototypeOf(v);\n"
 	"  const tag = proto === Object.prototype ? '' : (proto && proto.constructor ? proto.constructor.name : 'null-proto') + ' ';\n"
 	"  return tag + '{' + Object.keys(v).map(k => q(k) + ': ' + describe(v[k], depth + 1)).join(', ') + '}';\n"
@@ -394,6 +413,10 @@ static const char js_suite[] =
 	"  obj_nested: () => ({a: [1, {b: [2, {c: 'd'}]}]}),\n"
 	"  obj_date: () => new Date(0),\n"
 	"  typed_u8: () => new Uint8Array([1, 2, 255]),\n"
+	"  typed_u8_subarray: () => new Uint8Array([7, 1, 2, 255, 7]).subarray(1, 4),\n"
+	"  typed_u8_empty: () => new Uint8Array(0),\n"
+	"  typed_u8_in_object: () => ({b: new Uint8Array([0, 128])}),\n"
+	"  array_buffer: () => new Uint8Array([5, 6]).buffer,\n"
 	"  typed_f64: () => new Float64Array([0.5, -0, NaN]),\n"
 	"  depth_at_limit: () => nest(126),\n"
 	"  depth_past_limit: () => nest(127),\n"
