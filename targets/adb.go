@@ -213,17 +213,23 @@ func (a *ADB) Push(ctx context.Context, local string) (string, error) {
 	}
 	defer f.Close()
 	remote := path.Join(a.dir, filepath.Base(local))
-	done := make(chan error, 1)
-	go func() { done <- a.dev.Push(f, remote, time.Now(), 0o755) }()
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	if err != nil {
+	// gadb's sync client takes no context; its own deadline is 60 s per read.
+	if err := untilDone(ctx, func() error { return a.dev.Push(f, remote, time.Now(), 0o755) }); err != nil {
 		return "", a.errorf("pushing %s to %s: %w", local, remote, err)
 	}
 	return remote, nil
+}
+
+// untilDone runs f and returns its error, or ctx's when ctx ends first (f then finishes on its own).
+func untilDone(ctx context.Context, f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Pull implements Target.
@@ -232,13 +238,7 @@ func (a *ADB) Pull(ctx context.Context, remote, local string) error {
 	if err != nil {
 		return err
 	}
-	done := make(chan error, 1)
-	go func() { done <- a.dev.Pull(remote, f) }()
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
+	err = untilDone(ctx, func() error { return a.dev.Pull(remote, f) })
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

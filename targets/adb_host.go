@@ -200,7 +200,8 @@ func (h adbHost) shellV2(ctx context.Context, serial, command string, stdout, st
 // marker line that the program cannot produce by chance.
 func (h adbHost) shellLegacy(ctx context.Context, serial, command, errFile string, stdout, stderr io.Writer) (int, error) {
 	marker := "bench-bridge-exit-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	wrapped := "(" + command + ") 2>" + shellQuote(errFile) + "; s=$?; echo; echo " + marker + " $s"
+	// sh -c keeps the command's $$ its own, as under shell_v2, for Run's pid file.
+	wrapped := "sh -c " + shellQuote(command) + " 2>" + shellQuote(errFile) + "; s=$?; echo; echo " + marker + " $s"
 	c, err := h.service(ctx, serial, "shell:"+wrapped)
 	if err != nil {
 		return 0, err

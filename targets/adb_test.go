@@ -90,9 +90,18 @@ func TestADBRun(t *testing.T) {
 
 // TestADBKill cancels a run whose program hangs: the program must be gone from the device, not just the stream.
 func TestADBKill(t *testing.T) {
-	a, dev := simulated(t, adbsim.Emulator())
+	for _, legacy := range []bool{false, true} {
+		t.Run(map[bool]string{false: "shell_v2", true: "legacy"}[legacy], func(t *testing.T) {
+			opts := adbsim.Emulator()
+			opts.NoShellV2 = legacy
+			testKill(t, opts)
+		})
+	}
+}
+
+func testKill(t *testing.T, opts adbsim.Options) {
+	a, dev := simulated(t, opts)
 	prog := pushScript(t, a, "hang", "echo started; exec sleep 600\n")
-	dev.HangWhen("started")
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout bytes.Buffer
 	done := make(chan error)
