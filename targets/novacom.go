@@ -8,12 +8,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
-	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
@@ -24,16 +21,11 @@ import (
 // daemon, for devices without sshd. The device is named by --host or host in the config (an nduid, or a
 // connection or device type that novacom -d matches); empty means the first device novacomd lists.
 type Novacom struct {
-	name    string
-	device  string
-	bin     string // the novacom client
-	tc      build.Toolchain
-	prefix  []string
-	workdir string
-	log     io.Writer
-
-	mu  sync.Mutex
-	dir string
+	remoteShell
+	name  string
+	devID string // what novacom -d takes
+	bin   string // the novacom client
+	tc    build.Toolchain
 }
 
 // novacomMaxCommand is what the client's command buffer holds (4096 bytes, copied without a bound check).
@@ -56,8 +48,14 @@ func NewNovacom(name string, spec config.Target, o Overrides) (*Novacom, error) 
 	if log == nil {
 		log = io.Discard
 	}
-	return &Novacom{name: name, device: pick(o.Host, spec.Host), bin: bin, tc: tc,
-		prefix: strings.Fields(pick(o.RunPrefix, spec.RunPrefix)), workdir: pick(o.Workdir, spec.Workdir, "/tmp"), log: log}, nil
+	n := &Novacom{name: name, devID: pick(o.Host, spec.Host), bin: bin, tc: tc}
+	label := name + " (novacom)"
+	if n.devID != "" {
+		label = name + " (novacom " + n.devID + ")"
+	}
+	n.remoteShell = remoteShell{label: label, workdir: pick(o.Workdir, spec.Workdir, "/tmp"),
+		prefix: strings.Fields(pick(o.RunPrefix, spec.RunPrefix)), log: log, run: n.shell, upload: n.put}
+	return n, nil
 }
 
 // Name implements Target.
@@ -65,13 +63,6 @@ func (n *Novacom) Name() string { return n.name }
 
 // Toolchain implements Target.
 func (n *Novacom) Toolchain() build.Toolchain { return n.tc }
-
-func (n *Novacom) String() string {
-	if n.device == "" {
-		return n.name + " (novacom)"
-	}
-	return n.name + " (novacom " + n.device + ")"
-}
 
 // novacomEscape writes one word so that novacomd's tokenizer gives it back whole: the client joins its arguments
 // with spaces and the device splits at white space, taking a backslash to mean "the next character as is" (except
@@ -116,8 +107,8 @@ func (n *Novacom) args(verb, path string, args ...string) ([]string, error) {
 		return nil, fmt.Errorf("%s: command of %d bytes is longer than novacom takes (%d)", n, size, novacomMaxCommand)
 	}
 	var argv []string
-	if n.device != "" {
-		argv = append(argv, "-d", n.device)
+	if n.devID != "" {
+		argv = append(argv, "-d", n.devID)
 	}
 	argv = append(argv, words[:2]...)
 	if len(args) > 0 {
@@ -151,33 +142,17 @@ func (n *Novacom) novacom(ctx context.Context, argv []string, stdin io.Reader, s
 	return strings.TrimSpace(stderr.String()), err
 }
 
-// shell runs a short script on the device and returns its stdout.
-func (n *Novacom) shell(ctx context.Context, op, script string) ([]byte, error) {
+// shell runs a one-line script on the device and returns its stdout.
+func (n *Novacom) shell(ctx context.Context, script string, stdin io.Reader) ([]byte, error) {
 	argv, err := n.shellArgs(script)
 	if err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
-	if msg, err := n.novacom(ctx, argv, nil, &out); err != nil {
-		return nil, fmt.Errorf("%s: %s: %w: %s", n, op, err, msg)
+	if msg, err := n.novacom(ctx, argv, stdin, &out); err != nil {
+		return nil, fmt.Errorf("%w: %s", err, msg)
 	}
 	return out.Bytes(), nil
-}
-
-func (n *Novacom) remoteDir(ctx context.Context) (string, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.dir != "" {
-		return n.dir, nil
-	}
-	out, err := n.shell(ctx, "making a directory in "+n.workdir, mkdirScript(n.workdir))
-	if err != nil {
-		return "", err
-	}
-	if n.dir = strings.TrimSpace(string(out)); !strings.HasPrefix(n.dir, "/") {
-		return "", fmt.Errorf("%s: making a directory in %s: the shell printed %q", n, n.workdir, n.dir)
-	}
-	return n.dir, nil
 }
 
 // put copies r to the remote path.
@@ -187,31 +162,13 @@ func (n *Novacom) put(ctx context.Context, r io.Reader, remote string) error {
 		return err
 	}
 	if msg, err := n.novacom(ctx, argv, r, io.Discard); err != nil {
-		return fmt.Errorf("%s: push %s: %w: %s", n, remote, err, msg)
+		return fmt.Errorf("%w: %s", err, msg)
 	}
 	return nil
 }
 
 // Push implements Target with novacom put, then chmod.
-func (n *Novacom) Push(ctx context.Context, local string) (string, error) {
-	dir, err := n.remoteDir(ctx)
-	if err != nil {
-		return "", err
-	}
-	remote := remoteJoin(dir, filepath.Base(local))
-	f, err := os.Open(local)
-	if err != nil {
-		return "", fmt.Errorf("%s: push: %w", n, err)
-	}
-	defer f.Close()
-	if err := n.put(ctx, f, remote); err != nil {
-		return "", err
-	}
-	if _, err := n.shell(ctx, "chmod "+remote, "chmod 755 "+shellPath(remote)); err != nil {
-		return "", err
-	}
-	return remote, nil
-}
+func (n *Novacom) Push(ctx context.Context, local string) (string, error) { return n.push(ctx, local) }
 
 // Pull implements Target with novacom get.
 func (n *Novacom) Pull(ctx context.Context, remote, local string) error {
@@ -221,7 +178,7 @@ func (n *Novacom) Pull(ctx context.Context, remote, local string) error {
 	}
 	var data bytes.Buffer
 	if msg, err := n.novacom(ctx, argv, nil, &data); err != nil {
-		return fmt.Errorf("%s: pull %s: %w: %s", n, remote, err, msg)
+		return n.fail("pull "+remote, fmt.Errorf("%w: %s", err, msg))
 	}
 	return os.WriteFile(local, data.Bytes(), 0o644)
 }
@@ -247,17 +204,7 @@ func (n *Novacom) Run(ctx context.Context, program string, args []string, stdout
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		select {
-		case <-pids.got:
-		case <-time.After(5 * time.Second):
-		}
-		if pid := pids.Pid(); pid > 0 {
-			kctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			if _, kerr := n.shell(kctx, "kill", killScript(pid)); kerr != nil {
-				fmt.Fprintf(n.log, "%s: could not kill process %d: %v\n", n, pid, kerr)
-			}
-			cancel()
-		}
+		n.kill(pids)
 		cmd.Process.Kill()
 		<-done
 		return fmt.Errorf("%s: %s: %w", n, program, ctx.Err())
@@ -281,42 +228,10 @@ func shellStatus(code int) error {
 }
 
 // Device implements Target.
-func (n *Novacom) Device(ctx context.Context) (artifact.Device, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	// The probe has many lines and a novacom command only one: it goes over as a file.
-	dir, err := n.remoteDir(ctx)
-	if err != nil {
-		return artifact.Device{}, err
-	}
-	probe := remoteJoin(dir, "probe.sh")
-	if err := n.put(ctx, strings.NewReader(ProbeScript+sshProbeScript), probe); err != nil {
-		return artifact.Device{}, err
-	}
-	out, err := n.shell(ctx, "reading device facts", "sh "+shellPath(probe))
-	if err != nil {
-		return artifact.Device{}, err
-	}
-	d := ParseProbe(out)
-	parseSSHProbe(out, &d)
-	d.RunPrefix, d.Emulated = strings.Join(n.prefix, " "), emulates(n.prefix)
-	return d, nil
-}
+func (n *Novacom) Device(ctx context.Context) (artifact.Device, error) { return n.device(ctx) }
 
 // Close implements Target: it removes the run's directory.
-func (n *Novacom) Close() error {
-	n.mu.Lock()
-	dir := n.dir
-	n.dir = ""
-	n.mu.Unlock()
-	if dir == "" {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	_, err := n.shell(ctx, "removing "+dir, "rm -rf "+shellPath(dir))
-	return err
-}
+func (n *Novacom) Close() error { return n.cleanup() }
 
 // exitFilter passes stderr through, minus the wrapper's exit line, whose status it keeps.
 type exitFilter struct {

@@ -60,7 +60,7 @@ func sent(argv []string) string {
 }
 
 func TestNovacomCommandLines(t *testing.T) {
-	n := &Novacom{name: "touchpad", device: "usb", prefix: []string{"nice", "-n", "-5"}}
+	n := &Novacom{name: "touchpad", devID: "usb"}
 	argv, err := n.args("put", "/media/internal/bench bridge/floor")
 	if want := []string{"-d", "usb", "put", `file:///media/internal/bench\ bridge/floor`}; err != nil || !reflect.DeepEqual(argv, want) {
 		t.Errorf("put: %q, %v; want %q", argv, err, want)
@@ -86,7 +86,7 @@ func TestNovacomRunScript(t *testing.T) {
 	prog := filepath.Join(dir, `prog "x" $(touch INJECTED)`)
 	os.WriteFile(prog, []byte("#!/bin/sh\nprintf '[%s]\\n' \"$@\"\nexit 7\n"), 0o755)
 	args := []string{"two words", "it's", "semi;colon; touch INJECTED", `back\slash`, "$(touch INJECTED)", "tab\there", "-"}
-	n := &Novacom{name: "touchpad", prefix: []string{"env", "A=1"}}
+	n := &Novacom{name: "touchpad", remoteShell: remoteShell{prefix: []string{"env", "A=1"}}}
 	argv, err := n.runArgs(dir, prog, args)
 	if err != nil {
 		t.Fatal(err)

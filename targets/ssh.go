@@ -23,21 +23,17 @@ import (
 // SSH runs programs on a Linux device reachable over ssh: webOS devices, boards, servers. Programs go into a fresh
 // directory under the workdir, uploaded with sftp when the server has it and through a shell otherwise.
 type SSH struct {
-	name    string
-	addr    sshAddr
-	tc      build.Toolchain
-	prefix  []string // run prefix, one word each
-	workdir string
-	client  *ssh.Client
-	stop    chan struct{} // ends the keepalive
-	log     io.Writer
+	remoteShell
+	name   string
+	addr   sshAddr
+	tc     build.Toolchain
+	client *ssh.Client
+	stop   chan struct{} // ends the keepalive
 
-	mu       sync.Mutex
-	dir      string // the directory Push made, "" before
-	sftp     *sftp.Client
-	noSFTP   bool // the server has no sftp subsystem
-	closeErr error
-	closed   bool
+	mu     sync.Mutex
+	sftp   *sftp.Client
+	noSFTP bool // the server has no sftp subsystem
+	closed bool
 }
 
 // sshKeepalive is how often an idle connection is checked: a device that vanished without closing the socket is
@@ -80,8 +76,9 @@ func NewSSH(ctx context.Context, name string, spec config.Target, o Overrides) (
 	if err != nil {
 		return nil, fmt.Errorf("target %s (%s): %w", name, addr, err)
 	}
-	t := &SSH{name: name, addr: addr, tc: tc, prefix: strings.Fields(pick(o.RunPrefix, spec.RunPrefix)),
-		workdir: pick(o.Workdir, spec.Workdir, "/tmp"), client: client, stop: make(chan struct{}), log: log}
+	t := &SSH{name: name, addr: addr, tc: tc, client: client, stop: make(chan struct{})}
+	t.remoteShell = remoteShell{label: name + " (" + addr.String() + ")", workdir: pick(o.Workdir, spec.Workdir, "/tmp"),
+		prefix: strings.Fields(pick(o.RunPrefix, spec.RunPrefix)), log: log, run: t.session, upload: t.upload}
 	go t.keepalive()
 	return t, nil
 }
@@ -139,14 +136,6 @@ func (t *SSH) Name() string { return t.name }
 // Toolchain implements Target.
 func (t *SSH) Toolchain() build.Toolchain { return t.tc }
 
-// String names the device in errors: "webos (root@touchpad:22)".
-func (t *SSH) String() string { return t.name + " (" + t.addr.String() + ")" }
-
-// lost wraps a transport failure with the device.
-func (t *SSH) lost(op string, err error) error {
-	return fmt.Errorf("%s: %s: %w", t, op, err)
-}
-
 // session runs one shell command to completion, with stdin, and returns stdout.
 func (t *SSH) session(ctx context.Context, cmd string, stdin io.Reader) ([]byte, error) {
 	s, err := t.client.NewSession()
@@ -171,24 +160,6 @@ func (t *SSH) session(ctx context.Context, cmd string, stdin io.Reader) ([]byte,
 	return stdout.Bytes(), nil
 }
 
-// remoteDir makes the run's directory on first use.
-func (t *SSH) remoteDir(ctx context.Context) (string, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.dir != "" {
-		return t.dir, nil
-	}
-	out, err := t.session(ctx, mkdirScript(t.workdir), nil)
-	if err != nil {
-		return "", t.lost("making a directory in "+t.workdir, err)
-	}
-	t.dir = strings.TrimSpace(string(out))
-	if !strings.HasPrefix(t.dir, "/") {
-		return "", fmt.Errorf("%s: making a directory in %s: the shell printed %q", t, t.workdir, t.dir)
-	}
-	return t.dir, nil
-}
-
 // sftpClient opens the sftp subsystem once; nil when the server has none.
 func (t *SSH) sftpClient() *sftp.Client {
 	t.mu.Lock()
@@ -205,41 +176,24 @@ func (t *SSH) sftpClient() *sftp.Client {
 }
 
 // Push implements Target: the binary goes into the run's directory, executable.
-func (t *SSH) Push(ctx context.Context, local string) (string, error) {
-	dir, err := t.remoteDir(ctx)
-	if err != nil {
-		return "", err
-	}
-	remote := remoteJoin(dir, filepath.Base(local))
-	f, err := os.Open(local)
-	if err != nil {
-		return "", fmt.Errorf("%s: push: %w", t, err)
-	}
-	defer f.Close()
-	if c := t.sftpClient(); c != nil {
-		err = t.pushSFTP(c, f, remote)
-	} else {
-		_, err = t.session(ctx, "cat > "+shellPath(remote)+" && chmod 755 "+shellPath(remote), f)
-	}
-	if err != nil {
-		return "", t.lost("push "+remote, err)
-	}
-	return remote, nil
-}
+func (t *SSH) Push(ctx context.Context, local string) (string, error) { return t.push(ctx, local) }
 
-func (t *SSH) pushSFTP(c *sftp.Client, src io.Reader, remote string) error {
+// upload copies r to remote with sftp, or through cat when the server has no sftp.
+func (t *SSH) upload(ctx context.Context, r io.Reader, remote string) error {
+	c := t.sftpClient()
+	if c == nil {
+		_, err := t.session(ctx, "cat > "+shellPath(remote), r)
+		return err
+	}
 	dst, err := c.Create(remote)
 	if err != nil {
 		return err
 	}
-	if _, err := dst.ReadFrom(src); err != nil {
+	if _, err := dst.ReadFrom(r); err != nil {
 		dst.Close()
 		return err
 	}
-	if err := dst.Close(); err != nil {
-		return err
-	}
-	return c.Chmod(remote, 0o755)
+	return dst.Close()
 }
 
 // Pull implements Target.
@@ -256,7 +210,7 @@ func (t *SSH) Pull(ctx context.Context, remote, local string) error {
 		data, err = t.session(ctx, "cat "+shellPath(remote), nil)
 	}
 	if err != nil {
-		return t.lost("pull "+remote, err)
+		return t.fail("pull "+remote, err)
 	}
 	return os.WriteFile(local, data, 0o644)
 }
@@ -271,13 +225,13 @@ func (t *SSH) Run(ctx context.Context, program string, args []string, stdout, st
 	}
 	s, err := t.client.NewSession()
 	if err != nil {
-		return t.lost("starting "+program, err)
+		return t.fail("starting "+program, err)
 	}
 	defer s.Close()
 	pids := newPidFilter(stdout)
 	s.Stdout, s.Stderr = pids, stderr
 	if err := s.Start(runScript(dir, t.prefix, program, args)); err != nil {
-		return t.lost("starting "+program, err)
+		return t.fail("starting "+program, err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Wait() }()
@@ -295,24 +249,6 @@ func (t *SSH) Run(ctx context.Context, program string, args []string, stdout, st
 	return fmt.Errorf("%s: %s: %w", t, program, ctx.Err())
 }
 
-// kill kills a cancelled run's program on the device. A program cancelled before its wrapper printed the pid gets a
-// few seconds to do so.
-func (t *SSH) kill(pids *pidFilter) {
-	select {
-	case <-pids.got:
-	case <-time.After(5 * time.Second):
-	}
-	pid := pids.Pid()
-	if pid <= 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := t.session(ctx, killScript(pid), nil); err != nil {
-		fmt.Fprintf(t.log, "%s: could not kill process %d: %v\n", t, pid, err)
-	}
-}
-
 // exitError maps a finished session to nil, *ExitError, or a transport error naming the device.
 func (t *SSH) exitError(program string, err error) error {
 	var exit *ssh.ExitError
@@ -324,57 +260,26 @@ func (t *SSH) exitError(program string, err error) error {
 	case errors.As(err, &exit):
 		return &ExitError{Status: exit.ExitStatus()}
 	}
-	return t.lost("connection lost while running "+program, err)
+	return t.fail("connection lost while running "+program, err)
 }
 
 // Device implements Target: the common probe and the extra facts, read through the device's shell.
-func (t *SSH) Device(ctx context.Context) (artifact.Device, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	out, err := t.session(ctx, ProbeScript+sshProbeScript, nil)
-	if err != nil {
-		return artifact.Device{}, t.lost("reading device facts", err)
-	}
-	d := ParseProbe(out)
-	parseSSHProbe(out, &d)
-	d.RunPrefix = strings.Join(t.prefix, " ")
-	d.Emulated = emulates(t.prefix)
-	return d, nil
-}
-
-// emulates reports whether a run prefix runs programs under an emulator (qemu-arm, qemu-aarch64, ...).
-func emulates(prefix []string) bool {
-	for _, w := range prefix {
-		if strings.HasPrefix(filepath.Base(w), "qemu-") {
-			return true
-		}
-	}
-	return false
-}
+func (t *SSH) Device(ctx context.Context) (artifact.Device, error) { return t.device(ctx) }
 
 // Close implements Target: it removes the run's directory and disconnects.
 func (t *SSH) Close() error {
 	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
-		return t.closeErr
-	}
+	closed, sf := t.closed, t.sftp
 	t.closed = true
-	dir, sf := t.dir, t.sftp
 	t.mu.Unlock()
-	var err error
-	if dir != "" {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		if _, rerr := t.session(ctx, "rm -rf "+shellPath(dir), nil); rerr != nil {
-			err = t.lost("removing "+dir, rerr)
-		}
-		cancel()
+	if closed {
+		return nil
 	}
+	err := t.cleanup()
 	if sf != nil {
 		sf.Close()
 	}
 	close(t.stop)
 	t.client.Close()
-	t.closeErr = err
 	return err
 }

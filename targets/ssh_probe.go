@@ -1,8 +1,6 @@
 package targets
 
 import (
-	"bufio"
-	"bytes"
 	"strconv"
 	"strings"
 
@@ -30,12 +28,8 @@ true
 
 // parseSSHProbe reads sshProbeScript's lines into d.
 func parseSSHProbe(out []byte, d *artifact.Device) {
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), "=")
-		if !ok {
-			continue
-		}
+	for _, line := range strings.Split(string(out), "\n") {
+		k, v, _ := strings.Cut(line, "=")
 		v = strings.TrimSpace(v)
 		switch k {
 		case "loadavg":

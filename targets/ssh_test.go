@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/internal/sshdtest"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -296,3 +298,38 @@ func alive(pid int) bool {
 type writerFunc func([]byte)
 
 func (w writerFunc) Write(p []byte) (int, error) { w(p); return len(p), nil }
+
+// TestSSHAgent logs in with a key that only a real ssh-agent holds.
+func TestSSHAgent(t *testing.T) {
+	srv := sshdtest.Start(t, sshdtest.Options{})
+	agentBin := testenv.Require(t, "ssh-agent", "apt-get install openssh-client")
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	agent := exec.Command(agentBin, "-D", "-a", sock)
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	t.Setenv("SSH_AUTH_SOCK", sock)
+	t.Setenv("HOME", t.TempDir()) // no ~/.ssh/id_* to fall back on
+	var out []byte
+	var err error
+	for range 50 { // the agent's socket appears shortly after it starts
+		if out, err = exec.Command("ssh-add", srv.Identity).CombinedOutput(); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("ssh-add: %v\n%s", err, out)
+	}
+	if _, err := open(t, srv, config.Target{Identity: filepath.Join(t.TempDir(), "missing")}, targets.Overrides{}); err == nil ||
+		!strings.Contains(err.Error(), "identity") {
+		t.Fatalf("a missing identity file: %v", err)
+	}
+	spec := config.Target{Kind: "ssh", Host: srv.Host(), KnownHosts: srv.KnownHosts}
+	tg, err := targets.Open(context.Background(), "board", &config.Config{Targets: map[string]config.Target{"board": spec}}, targets.Overrides{})
+	if err != nil {
+		t.Fatalf("with the agent's key: %v", err)
+	}
+	tg.Close()
+}
