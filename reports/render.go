@@ -15,7 +15,7 @@ import (
 )
 
 // Formats lists the formats Render accepts.
-var Formats = []string{"text", "markdown", "csv", "json"}
+var Formats = []string{"text", "markdown", "csv", "json", "benchstat", "html"}
 
 // Render writes t in format.
 func Render(w io.Writer, t *Table, format string) error {
@@ -26,6 +26,10 @@ func Render(w io.Writer, t *Table, format string) error {
 		return renderMarkdown(w, t)
 	case "csv":
 		return renderCSV(w, t)
+	case "benchstat":
+		return renderBenchstat(w, t)
+	case "html":
+		return renderHTML(w, t)
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

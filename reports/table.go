@@ -28,6 +28,8 @@ type Column struct {
 	File     string `json:"file"`
 	Complete bool   `json:"complete"`
 	Emulated bool   `json:"emulated"`
+	// Device is where the artifact was measured, for renderers that name it (benchstat's goos, goarch, cpu).
+	Device artifact.Device `json:"-"`
 }
 
 // Row is one case across the artifacts.
@@ -51,6 +53,11 @@ type Cell struct {
 	PValue      *float64 `json:"p_value,omitempty"`
 	Significant bool     `json:"significant,omitempty"`
 	TestError   string   `json:"test_error,omitempty"`
+	// The raw numbers, for renderers that need every sample (benchstat).
+	SamplesNs  []float64 `json:"-"`
+	Iterations int64     `json:"-"`
+	// InstructionsPerOp is the callgrind count, when the artifact has one.
+	InstructionsPerOp *float64 `json:"instructions_per_op,omitempty"`
 }
 
 // Alpha is the significance level of the comparison with the first column.
@@ -68,7 +75,7 @@ func Build(arts []*artifact.Artifact, files []string) *Table {
 		if labels[label] > 1 {
 			label += " (" + files[i] + ")"
 		}
-		t.Columns = append(t.Columns, Column{Label: label, File: files[i], Complete: a.Complete, Emulated: a.Device.Emulated})
+		t.Columns = append(t.Columns, Column{Label: label, File: files[i], Complete: a.Complete, Emulated: a.Device.Emulated, Device: a.Device})
 	}
 	for _, name := range caseOrder(arts) {
 		row := Row{Case: name}
@@ -132,7 +139,8 @@ func cellFor(a *artifact.Artifact, name string) Cell {
 		}
 		return Cell{Missing: true}
 	}
-	return Cell{MedianNs: c.MedianNs, CILowNs: c.CILowNs, CIHighNs: c.CIHighNs, RatioToRef: c.RatioToRef, CrossingsPerMs: c.CrossingsPerMs}
+	return Cell{MedianNs: c.MedianNs, CILowNs: c.CILowNs, CIHighNs: c.CIHighNs, RatioToRef: c.RatioToRef, CrossingsPerMs: c.CrossingsPerMs,
+		SamplesNs: c.SamplesNs, Iterations: c.Iterations, InstructionsPerOp: c.InstructionsPerOp}
 }
 
 // compare fills the cell's comparison with the first column: the ratio of medians and a Mann-Whitney U test.

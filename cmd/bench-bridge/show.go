@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -14,7 +16,7 @@ import (
 )
 
 func newShowCmd(stdout io.Writer) *cobra.Command {
-	var format string
+	var format, chart, html string
 	cmd := &cobra.Command{
 		Use:   "show A.json [B.json ...]",
 		Short: "Show artifacts side by side: ns/op, ratio to ref_js_loop, crossings per ms, change against the first",
@@ -31,10 +33,16 @@ func newShowCmd(stdout io.Writer) *cobra.Command {
 				}
 				arts = append(arts, a)
 			}
-			return reports.Render(stdout, reports.Build(arts, files), format)
+			table := reports.Build(arts, files)
+			if err := writePictures(table, chart, html); err != nil {
+				return err
+			}
+			return reports.Render(stdout, table, format)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(reports.Formats, ", "))
+	cmd.Flags().StringVar(&chart, "chart", "", "also draw crossings per ms per case, one bar per artifact, to FILE.svg or FILE.png")
+	cmd.Flags().StringVar(&html, "html", "", "also write one self-contained page with the table and the chart to FILE")
 	return cmd
 }
 
@@ -54,4 +62,31 @@ func newCasesCmd(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// writePictures writes show's --chart and --html files, atomically, when asked for.
+func writePictures(table *reports.Table, chart, html string) error {
+	if chart != "" {
+		ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(chart)), ".")
+		if !slices.Contains(reports.ChartFormats, ext) {
+			return fmt.Errorf("--chart %s: want a file ending in .svg or .png", chart)
+		}
+		data, err := reports.Chart(table, ext)
+		if err != nil {
+			return err
+		}
+		if err := artifact.WriteFileAtomic(chart, data); err != nil {
+			return err
+		}
+	}
+	if html != "" {
+		var buf bytes.Buffer
+		if err := reports.Render(&buf, table, "html"); err != nil {
+			return err
+		}
+		if err := artifact.WriteFileAtomic(html, buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
 }

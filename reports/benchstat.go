@@ -1,0 +1,62 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// renderBenchstat writes every sample in the Go benchmark format, which golang.org/x/perf/cmd/benchstat reads: one
+// block per artifact, opened by an "artifact: LABEL" configuration line, then one line per sample,
+//
+//	BenchmarkCase/script_to_host_scalar  11864  1250.3 ns/op  19041 instr/op
+//
+// (instr/op where the artifact has callgrind counts). `benchstat -col artifact FILE` puts the artifacts side by side;
+// a file per artifact compares with plain `benchstat a.txt b.txt`.
+func renderBenchstat(w io.Writer, t *Table) error {
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	device := func(c Column) [][2]string {
+		return [][2]string{{"goos", strings.ToLower(firstWord(c.Device.OS))}, {"goarch", c.Device.Arch}, {"cpu", c.Device.CPUModel}}
+	}
+	// benchstat makes a table per distinct configuration: name the device only when every artifact shares it, so
+	// that artifacts of different devices still land in one table.
+	var shared [][2]string
+	for _, kv := range device(t.Columns[0]) {
+		same := kv[1] != ""
+		for _, c := range t.Columns[1:] {
+			same = same && slices.Contains(device(c), kv)
+		}
+		if same {
+			shared = append(shared, kv)
+		}
+	}
+	for i, col := range t.Columns {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		for _, kv := range append(shared, [2]string{"artifact", col.Label}) {
+			fmt.Fprintf(w, "%s: %s\n", kv[0], kv[1])
+		}
+		for _, r := range t.Rows {
+			c := r.Cells[i]
+			for _, ns := range c.SamplesNs {
+				line := fmt.Sprintf("BenchmarkCase/%s %d %s ns/op", r.Case, max(c.Iterations, 1), num(ns))
+				if c.InstructionsPerOp != nil {
+					line += " " + num(*c.InstructionsPerOp) + " instr/op"
+				}
+				fmt.Fprintln(w, line)
+			}
+		}
+	}
+	return nil
+}
+
+// firstWord is "Linux" of "Linux (Debian GNU/Linux 12)": goos is one word.
+func firstWord(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}

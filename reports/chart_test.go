@@ -1,0 +1,73 @@
+package reports
+
+import (
+	"bytes"
+	"image/png"
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+)
+
+func testTable(t *testing.T) *Table {
+	t.Helper()
+	files := []string{"testdata/floor.json", "testdata/json.json"}
+	var arts []*artifact.Artifact
+	for _, f := range files {
+		a, err := artifact.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		arts = append(arts, a)
+	}
+	return Build(arts, files)
+}
+
+func TestChart(t *testing.T) {
+	table := testTable(t)
+	svg, err := Chart(table, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every crossing case is on the axis, both artifacts in the legend, each bar labelled with its value.
+	for _, want := range []string{"script_to_host_scalar", "callback", "floor linux", "json linux", "log scale",
+		compact(*table.Frame[0]), compact(*table.Frame[1])} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("the svg lacks %q", want)
+		}
+	}
+	if strings.Contains(string(svg), ">ref_js_loop<") {
+		t.Error("ref_js_loop crosses nothing and has no place in a chart of crossings")
+	}
+	data, err := Chart(table, "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("not a png: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 400 || b.Dy() < 300 {
+		t.Errorf("png of %v", b)
+	}
+}
+
+func TestChartWithoutCrossings(t *testing.T) {
+	table := testTable(t)
+	for i := range table.Rows {
+		for j := range table.Rows[i].Cells {
+			table.Rows[i].Cells[j].CrossingsPerMs = nil
+		}
+	}
+	if _, err := Chart(table, "svg"); err == nil || !strings.Contains(err.Error(), "nothing to chart") {
+		t.Errorf("err %v", err)
+	}
+}
+
+func TestCompact(t *testing.T) {
+	for v, want := range map[float64]string{23249: "23.2k", 798.4: "798", 1.91: "1.91", 0.122: "0.122", 1.2e6: "1.20M", 999.7: "1.00k"} {
+		if got := compact(v); got != want {
+			t.Errorf("compact(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package reports
+
+import (
+	"bytes"
+	"html/template"
+	"io"
+)
+
+// page is one self-contained HTML page: no script, no external style sheet, the chart inline as SVG.
+var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>bench-bridge: {{range $i, $c := .Columns}}{{if $i}}, {{end}}{{$c.Label}}{{end}}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+th, td { padding: 0.25em 0.6em; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap; }
+th:first-child, td:first-child { text-align: left; font-family: ui-monospace, monospace; }
+th { background: #f4f4f4; }
+figure { margin: 2em 0; }
+figure svg { max-width: 100%; height: auto; }
+</style>
+</head>
+<body>
+<h1>bench-bridge</h1>
+<p>Times per op; ×ref is the median over <code>ref_js_loop</code>'s in the same artifact; "vs" is the ratio of medians
+against the first artifact, with the Mann-Whitney U test's p-value ("~": not significant at 0.05).</p>
+<table>
+<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{with .Frame}}<p>{{.}}</p>{{end}}
+{{with .Chart}}<figure>{{.}}<figcaption>Crossings per ms per case, one bar per artifact, log scale.</figcaption></figure>{{end}}
+{{with .Notes}}<h2>Notes</h2>
+<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<p>Artifacts: {{range $i, $c := .Columns}}{{if $i}}, {{end}}<code>{{$c.File}}</code>{{end}}</p>
+</body>
+</html>
+`))
+
+// renderHTML writes the table, the frame line, the chart and the notes as one page.
+func renderHTML(w io.Writer, t *Table) error {
+	data := struct {
+		Columns []Column
+		Header  []string
+		Rows    [][]string
+		Frame   string
+		Chart   template.HTML
+		Notes   []string
+	}{Columns: t.Columns, Header: t.header(), Frame: t.frameLine(), Notes: t.Notes}
+	for _, r := range t.Rows {
+		data.Rows = append(data.Rows, t.cells(r))
+	}
+	// The chart is our own SVG from gonum/plot, which escapes the labels it draws.
+	if svg, err := Chart(t, "svg"); err == nil {
+		if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
+			svg = svg[i:] // the XML prolog has no place inside HTML
+		}
+		data.Chart = template.HTML(svg)
+	}
+	return page.Execute(w, data)
+}
