@@ -49,6 +49,14 @@ const shortOp = 30 * time.Second
 // NewADB finds the device (the serial from the flags, the config or $ANDROID_SERIAL, or the only device attached)
 // and picks the toolchain for its ABI.
 func NewADB(ctx context.Context, name string, spec config.Target, o Overrides) (*ADB, error) {
+	a, err := newADB(ctx, name, spec, o)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", name, err)
+	}
+	return a, nil
+}
+
+func newADB(ctx context.Context, name string, spec config.Target, o Overrides) (*ADB, error) {
 	host, port, err := adbServer()
 	if err != nil {
 		return nil, err

@@ -121,3 +121,19 @@ func TestAndroidHungProgram(t *testing.T) {
 	}
 	assertCleanedUp(t, dev)
 }
+
+// TestAndroidUnauthorized is the first run on a phone whose user has not yet allowed this computer: a clear error
+// with what to do, before anything is built.
+func TestAndroidUnauthorized(t *testing.T) {
+	srv := adbsim.StartServer(t)
+	opts := adbsim.Emulator()
+	opts.Unauthorized = true
+	dev := adbsim.Start(t, opts)
+	srv.Connect(t, dev, "unauthorized")
+	t.Setenv("ANDROID_SERIAL", "")
+	_, stderr, code := run(t, "android", "--out", filepath.Join(t.TempDir(), "a.json"))
+	want := "bench-bridge: error: target android: device " + dev.Addr() + " is unauthorized: unlock the device and accept the \"Allow USB debugging?\" prompt"
+	if code == 0 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant %q", code, stderr, want)
+	}
+}

@@ -151,19 +151,35 @@ func (d *Device) accept() {
 	}
 }
 
-// watch applies the drop and hang triggers to a shell's stdout so far; it reports whether the output should stop.
-func (d *Device) watch(out []byte, pid int) bool {
+// trigger finds a drop or hang marker in a shell's stdout, p following seen. It returns how much of p to send
+// (up to the end of the marker's line) and the fault to apply then, or a nil fault.
+func (d *Device) trigger(seen, p []byte, pid int) (int, func()) {
 	d.mu.Lock()
-	drop := d.dropOn != nil && bytes.Contains(out, d.dropOn)
-	hang := d.hangOn != nil && bytes.Contains(out, d.hangOn)
-	d.mu.Unlock()
-	if hang {
-		syscall.Kill(-pid, syscall.SIGSTOP)
+	defer d.mu.Unlock()
+	all := append(append([]byte(nil), seen...), p...)
+	for _, t := range []struct {
+		marker []byte
+		fault  func()
+	}{
+		{d.dropOn, d.drop},
+		{d.hangOn, func() { syscall.Kill(-pid, syscall.SIGSTOP) }},
+	} {
+		if t.marker == nil {
+			continue
+		}
+		i := bytes.Index(all, t.marker)
+		if i < 0 {
+			continue
+		}
+		end := i + len(t.marker)
+		if j := bytes.IndexByte(all[end:], '\n'); j >= 0 {
+			end += j + 1
+		} else {
+			end = len(all)
+		}
+		return max(end-len(seen), 0), t.fault
 	}
-	if drop {
-		d.drop()
-	}
-	return hang || drop
+	return len(p), nil
 }
 
 func (d *Device) started(pid int) {

@@ -65,6 +65,15 @@ func (d *Device) shell(s *stream, command string, v2 bool) {
 		if stopped {
 			return
 		}
+		// A fault comes right after the line that triggers it, which the client gets; the rest is never sent.
+		fault := func() {}
+		if id == idStdout {
+			var n int
+			if n, fault = d.trigger(seen, p, cmd.Process.Pid); fault != nil {
+				p, stopped = p[:n], true
+			}
+			seen = append(seen, p...)
+		}
 		if !v2 {
 			s.Write(p)
 		} else {
@@ -73,10 +82,8 @@ func (d *Device) shell(s *stream, command string, v2 bool) {
 			binary.LittleEndian.PutUint32(h[1:], uint32(len(p)))
 			s.Write(append(h, p...))
 		}
-		// A fault comes right after the output that triggers it, which the client has by then.
-		if id == idStdout {
-			seen = append(seen, p...)
-			stopped = d.watch(seen, cmd.Process.Pid)
+		if stopped {
+			fault()
 		}
 	}
 	stdout, stderr := &framer{id: idStdout, f: frame}, &framer{id: idStderr, f: frame}
@@ -93,6 +100,13 @@ func (d *Device) shell(s *stream, command string, v2 bool) {
 	d.started(cmd.Process.Pid)
 	go feedStdin(s, stdin, v2)
 	err := cmd.Wait()
+	wmu.Lock()
+	faulted := stopped
+	wmu.Unlock()
+	if faulted {
+		<-s.done // a hung program says nothing more, even if it ended: the client gives up first
+		return
+	}
 	status := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		status = ee.ExitCode()
