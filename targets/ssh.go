@@ -45,7 +45,7 @@ const sshKeepalive = 15 * time.Second
 func NewSSH(ctx context.Context, name string, spec config.Target, o Overrides) (*SSH, error) {
 	host, identity, knownHosts := pick(o.Host, spec.Host), pick(o.Identity, spec.Identity), pick(o.KnownHosts, spec.KnownHosts)
 	if host == "" {
-		return nil, fmt.Errorf("target %s: no host: pass --host [user@]host[:port] or set host in [targets.%s] of the config", name, name)
+		return nil, fmt.Errorf("target %s: no host: pass --host [user@]host[:port], or give [targets.%s] a host in the config", name, name)
 	}
 	addr, err := parseSSHHost(host)
 	if err != nil {

@@ -32,6 +32,9 @@ func open(t *testing.T, srv *sshdtest.Server, spec config.Target, o targets.Over
 	if spec.KnownHosts == "" {
 		spec.KnownHosts = srv.KnownHosts
 	}
+	if spec.Workdir == "" {
+		spec.Workdir = t.TempDir() // what a lost connection leaves behind goes with the test
+	}
 	cfg := &config.Config{Targets: map[string]config.Target{"board": spec}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

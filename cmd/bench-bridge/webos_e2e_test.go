@@ -78,7 +78,8 @@ func TestWebOSDroppedConnection(t *testing.T) {
 	proxy := srv.Proxy(t)
 	out := filepath.Join(t.TempDir(), "floor-webos.json")
 	// Long samples, so that the cut lands inside the second case, not between two.
-	args := append([]string{"floor", "webos", "--out", out, "--host", srv.User + "@" + proxy.Addr, "--cases", "script_to_host_scalar"}, flags...)
+	args := append([]string{"floor", "webos", "--out", out, "--host", srv.User + "@" + proxy.Addr, "--cases", "script_to_host_scalar",
+		"--workdir", t.TempDir()}, flags...)
 	args = append(args, "--min-time", "300ms")
 	var stdout bytes.Buffer
 	stderr := &cutter{when: "webos: " + cases.RefCase, cut: func() { time.AfterFunc(300*time.Millisecond, proxy.Cut) }}
