@@ -57,7 +57,10 @@ func Render(w io.Writer, r *Report, format string) error {
 func (r *Report) summary() string {
 	reg := r.Regressions()
 	if len(reg) == 0 {
-		return fmt.Sprintf("gate: ok, nothing regressed (%d comparisons)", len(r.Results))
+		if len(r.Results) == 1 {
+			return "gate: ok, nothing regressed"
+		}
+		return fmt.Sprintf("gate: ok, nothing regressed in %d comparisons", len(r.Results))
 	}
 	return fmt.Sprintf("gate: %d regressed: %s", len(reg), strings.Join(reg, ", "))
 }
@@ -80,7 +83,7 @@ func (res *Result) rows() [][]string {
 	for _, c := range res.Cases {
 		row := []string{c.Case, "", "", "", "", percent(c.Threshold), verdictText(c)}
 		if c.Baseline > 0 {
-			row[1], row[2], row[3] = fmt.Sprintf("%.4g", c.Baseline), fmt.Sprintf("%.4g", c.Current), signedPercent(c.Change)
+			row[1], row[2], row[3] = ratio(c.Baseline), ratio(c.Current), signedPercent(c.Change)
 		}
 		if c.P != nil {
 			row[4] = fmt.Sprintf("%.3f", *c.P)
@@ -192,6 +195,14 @@ func renderMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintln(w, "- "+n)
 	}
 	return nil
+}
+
+// ratio prints a ratio to the reference with four significant digits, without an exponent: 42.24, 22290.
+func ratio(v float64) string {
+	if v >= 1e4 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.4g", v)
 }
 
 func percent(v float64) string { return fmt.Sprintf("%.3g%%", 100*v) }

@@ -38,7 +38,7 @@ func CheckValgrind(ctx context.Context, t targets.Target) error {
 
 // MeasureInstructions counts each case's instructions per op under valgrind's callgrind. Every count comes from
 // runs with a fixed op count (the harness's --ops, no warm-up), so nothing depends on the clock and the same binary
-// gives the same counts run after run, to a few instructions in ten million. One op's count is the difference
+// gives the same counts run after run, to within 0.01%. One op's count is the difference
 // between a run of one loop unit and a run of u units, over the difference of their op counts: start-up, set-up and
 // the first unit's one-off costs cancel. u grows by 4 from 4 until the difference spans minSpan instructions.
 // Cases that fail are left out of the map and reported in the error; the others are still counted.

@@ -82,7 +82,7 @@ func TestGateAAAndAB(t *testing.T) {
 			t.Fatalf("exit %d, regressions %v", code, reg)
 		}
 		for _, c := range r.Results[0].Cases {
-			// The same binary counts the same, to a few instructions in ten million.
+			// The same binary counts the same, to within 0.01%.
 			if c.Change > 1e-4 || c.Change < -1e-4 {
 				t.Errorf("%s: instruction ratio moved %+.4f%% between two runs of the same binary", c.Case, 100*c.Change)
 			}
