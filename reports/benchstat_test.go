@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
@@ -23,16 +22,7 @@ const benchstatVersion = "v0.0.0-20260908200009-22c9c6c9d4da"
 // of every artifact with our medians.
 func TestBenchstatReadsOurFormat(t *testing.T) {
 	gobin := testenv.Require(t, "go", "install Go 1.26 or later")
-	files := []string{"testdata/floor.json", "testdata/json.json"}
-	var arts []*artifact.Artifact
-	for _, f := range files {
-		a, err := artifact.Read(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		arts = append(arts, a)
-	}
-	table := Build(arts, files)
+	table := testTable(t)
 	var buf bytes.Buffer
 	if err := Render(&buf, table, "benchstat"); err != nil {
 		t.Fatal(err)

@@ -15,16 +15,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // TestRenderGolden renders testdata/floor.json beside testdata/json.json in every format and compares with the
 // golden files; on a mismatch it writes the output next to the golden file as .got.
 func TestRenderGolden(t *testing.T) {
-	files := []string{"testdata/floor.json", "testdata/json.json"}
-	var arts []*artifact.Artifact
-	for _, f := range files {
-		a, err := artifact.Read(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		arts = append(arts, a)
-	}
-	table := Build(arts, files)
+	table := testTable(t)
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
