@@ -43,11 +43,26 @@ func (t *Table) header() []string {
 	h := []string{"case"}
 	for i, c := range t.Columns {
 		h = append(h, c.Label+" ns/op", "95% CI", "×ref", "per ms")
+		if t.hasInstructions() {
+			h = append(h, "instr/op")
+		}
 		if i > 0 {
 			h = append(h, "vs "+t.Columns[0].Label, "p")
 		}
 	}
 	return h
+}
+
+// hasInstructions reports whether an artifact has callgrind counts: then text and markdown show them too.
+func (t *Table) hasInstructions() bool {
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if c.InstructionsPerOp != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // cells renders one row's cells as the strings text and markdown show.
@@ -60,7 +75,10 @@ func (t *Table) cells(r Row) []string {
 		case c.Missing:
 			out = append(out, "-", "", "", "")
 		default:
-			out = append(out, artifact.FormatNs(c.MedianNs), interval(c), ratio(c.RatioToRef), perMs(c.CrossingsPerMs))
+			out = append(out, artifact.FormatNs(c.MedianNs), interval(c), ratio(c.RatioToRef), count(c.CrossingsPerMs))
+		}
+		if t.hasInstructions() {
+			out = append(out, count(c.InstructionsPerOp))
 		}
 		if i > 0 {
 			vs, p := comparison(c)
@@ -91,7 +109,8 @@ func significant(v float64) string {
 	return strconv.FormatFloat(v, 'f', max(0, 2-int(math.Floor(math.Log10(math.Abs(v))+1e-9))), 64)
 }
 
-func perMs(v *float64) string {
+// count prints an optional count with thousands separators, "-" when absent.
+func count(v *float64) string {
 	if v == nil {
 		return "-"
 	}

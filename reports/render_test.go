@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
@@ -67,5 +68,20 @@ func TestBuildComparesWithTheFirstArtifact(t *testing.T) {
 func TestRenderUnknownFormat(t *testing.T) {
 	if err := Render(&bytes.Buffer{}, &Table{}, "yaml"); err == nil {
 		t.Fatal("want an error for an unknown format")
+	}
+}
+
+// Instruction counts, where an artifact has them, get a column of their own in text and markdown.
+func TestRenderInstructions(t *testing.T) {
+	table := testTable(t)
+	n := 19048.0
+	table.Rows[1].Cells[1].InstructionsPerOp = &n
+	var buf bytes.Buffer
+	if err := Render(&buf, table, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "| per ms | instr/op |") || !strings.Contains(out, "| 19,048 |") {
+		t.Errorf("no instructions column:\n%s", out)
 	}
 }
