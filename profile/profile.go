@@ -69,6 +69,9 @@ func Run(ctx context.Context, t targets.Target, program string, dev artifact.Dev
 	argv := []string{program, "loop", o.Case, strconv.FormatFloat(o.Seconds, 'f', -1, 64)}
 	record := tool.Record(argv, data, tool.Name == "perf" && !hasHardwareCycles(ctx, t))
 	fmt.Fprintf(o.Log, "%s: profiling %s for %gs: %s\n", t.Name(), o.Case, o.Seconds, quoteArgs(record))
+	if dev.Emulated {
+		fmt.Fprintf(o.Log, "%s: warning: the device is emulated: this profiles the emulator, not a device\n", t.Name())
+	}
 	var stdout, stderr bytes.Buffer
 	if err := t.Run(ctx, record[0], record[1:], &stdout, &stderr); err != nil {
 		return nil, fmt.Errorf("%s: %s on %s: %w\n%s%s", t.Name(), tool.Name, o.Case, err, stdout.String(), tail(stderr.String()))
