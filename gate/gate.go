@@ -186,6 +186,9 @@ func Compare(base, cur *artifact.Artifact, baseFile, curFile string, o Options) 
 	if base.Target != cur.Target || base.Label() != cur.Label() {
 		r.Notes = append(r.Notes, fmt.Sprintf("comparing %s (baseline) with %s (current)", base.Label(), cur.Label()))
 	}
+	if !cur.Complete {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s is an incomplete run: %d cases measured, %d failed", curFile, len(cur.Cases), len(cur.Failures)))
+	}
 	if base.Device.Emulated || cur.Device.Emulated {
 		r.Notes = append(r.Notes, "measured under an emulator: not the device's numbers")
 	}

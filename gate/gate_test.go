@@ -226,6 +226,11 @@ func TestFailedCaseRegresses(t *testing.T) {
 	if v := verdicts(r)["script_to_host_scalar"]; v != Failed {
 		t.Errorf("crashed case: %s, want failed", v)
 	}
+	c.Complete = false
+	r, _ = Compare(fake(t, 1, 0.02, base), c, "b", "c", OptionsFrom(config.Gate{}))
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "c is an incomplete run: 3 cases measured, 1 failed") {
+		t.Errorf("notes %v", r.Notes)
+	}
 }
 
 func TestNoRef(t *testing.T) {
