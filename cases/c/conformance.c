@@ -375,6 +375,7 @@ static const char js_suite[] =
 	"  int32_min_minus_1: () => -2147483649,\n"
 	"  two53_minus_1: () => 2 ** 53 - 1,\n"
 	"  two53: () => 2 ** 53,\n"
+	"  two53_plus_1: () => 2 ** 53 + 1,  // is 2 ** 53 as a double\n"
 	"  two53_plus_2: () => 2 ** 53 + 2,\n"
 	"  neg_two53_minus_2: () => -(2 ** 53) - 2,\n"
 	"  large_1e21: () => 1e21,\n"
