@@ -101,6 +101,9 @@ void handle_release(br_state *st, uint32_t h);
 /* binary_kind returns the BIN_* kind of a typed array or ArrayBuffer, or -1; binary_elem reads element i. */
 int binary_kind(const br_state *st, JSValueConst v);
 double binary_elem(const uint8_t *p, int kind, size_t i);
+/* typed_data returns the memory of a typed array or ArrayBuffer of BIN_* kind, not copied (valid while v lives), with
+ * its size in bytes and its element size; NULL with a pending exception (a detached buffer). */
+const uint8_t *typed_data(br_state *st, JSValueConst v, int kind, size_t *nbytes, size_t *elem);
 
 /* ==== Host functions ==== */
 

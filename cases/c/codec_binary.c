@@ -369,45 +369,47 @@ static int enc_js_array(br_state *st, bin_msg *m, JSValueConst v, int depth)
 }
 
 /* enc_js_typed writes a typed array or ArrayBuffer as an array of numbers, as the json codec's replacer does. */
+const uint8_t *typed_data(br_state *st, JSValueConst v, int kind, size_t *nbytes, size_t *elem)
+{
+	size_t off = 0, size;
+	const uint8_t *data;
+	JSValue buf;
+
+	*elem = 1;
+	if (kind == BIN_ARRAY_BUFFER)
+		return JS_GetArrayBuffer(st->ctx, nbytes, v);
+	buf = JS_GetTypedArrayBuffer(st->ctx, v, &off, nbytes, elem);
+	if (JS_IsException(buf))
+		return NULL;
+	data = JS_GetArrayBuffer(st->ctx, &size, buf); /* v keeps the buffer alive */
+	JS_FreeValue(st->ctx, buf);
+	return data ? data + off : NULL;
+}
+
 static int enc_js_typed(br_state *st, bin_msg *m, JSValueConst v, int kind)
 {
-	JSContext *ctx = st->ctx;
-	size_t off = 0, nbytes, elem = 1, size, i;
-	const uint8_t *data;
+	size_t nbytes, elem, i;
+	const uint8_t *data = typed_data(st, v, kind, &nbytes, &elem);
 	uint32_t n;
 
-	if (kind == BIN_ARRAY_BUFFER) {
-		data = JS_GetArrayBuffer(ctx, &nbytes, v);
-	} else {
-		JSValue buf = JS_GetTypedArrayBuffer(ctx, v, &off, &nbytes, &elem);
-		if (JS_IsException(buf))
-			return -1;
-		data = JS_GetArrayBuffer(ctx, &size, buf); /* v keeps the buffer alive */
-		JS_FreeValue(ctx, buf);
-	}
 	if (!data)
 		return -1;
 	n = (uint32_t)(nbytes / elem);
 	put_tag(m, T_ARR, &n, 4);
 	m->arena_need += nbytes / elem * sizeof(dyn);
 	for (i = 0; i < nbytes / elem; i++)
-		put_num(m, binary_elem(data + off, kind, i));
+		put_num(m, binary_elem(data, kind, i));
 	return 0;
 }
 
 /* enc_js_bytes copies a Uint8Array's bytes into the message: the copying path (the fast codec reads them in place). */
 static int enc_js_bytes(br_state *st, bin_msg *m, JSValueConst v)
 {
-	size_t off, nbytes, elem, size;
-	JSValue buf = JS_GetTypedArrayBuffer(st->ctx, v, &off, &nbytes, &elem);
-	const uint8_t *data;
+	size_t nbytes, elem;
+	const uint8_t *data = typed_data(st, v, BIN_U8, &nbytes, &elem);
 	uint32_t n;
 	uint8_t *p;
 
-	if (JS_IsException(buf))
-		return -1;
-	data = JS_GetArrayBuffer(st->ctx, &size, buf); /* v keeps the buffer alive */
-	JS_FreeValue(st->ctx, buf);
 	if (!data)
 		return -1;
 	if (nbytes > UINT32_MAX) {
@@ -418,7 +420,7 @@ static int enc_js_bytes(br_state *st, bin_msg *m, JSValueConst v)
 	put_tag(m, T_BYTES, &n, 4);
 	p = reserve(m, n);
 	if (p)
-		memcpy(p, data + off, n);
+		memcpy(p, data, n);
 	return 0;
 }
 

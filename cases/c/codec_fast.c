@@ -108,24 +108,15 @@ static JSValue fast_register(JSContext *ctx, JSValueConst this_val, int argc, JS
 static const uint8_t *in_place(br_state *st, JSValueConst v, int k1, int k2, size_t *nbytes)
 {
 	int kind = binary_kind(st, v);
-	size_t off, elem, size;
-	JSValue buf;
+	size_t elem;
 	const uint8_t *data;
 
 	if (kind < 0 || (kind != k1 && kind != k2))
 		return NULL;
-	buf = JS_GetTypedArrayBuffer(st->ctx, v, &off, nbytes, &elem);
-	if (JS_IsException(buf)) {
-		JS_FreeValue(st->ctx, JS_GetException(st->ctx));
-		return NULL;
-	}
-	data = JS_GetArrayBuffer(st->ctx, &size, buf); /* v keeps the buffer alive during the call */
-	JS_FreeValue(st->ctx, buf);
-	if (!data) {
+	data = typed_data(st, v, kind, nbytes, &elem);
+	if (!data)
 		JS_FreeValue(st->ctx, JS_GetException(st->ctx)); /* a detached buffer: the generic path says so */
-		return NULL;
-	}
-	return data + off;
+	return data;
 }
 
 /* host_bytes: (Uint8Array) => number, zero-copy */

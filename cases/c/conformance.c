@@ -103,7 +103,7 @@ static int ref_to_dyn_array(br_state *st, JSValueConst v, dyn *out, int depth)
 static int ref_to_dyn(br_state *st, JSValueConst v, dyn *out, int depth)
 {
 	JSContext *ctx = st->ctx;
-	size_t len, off = 0, nbytes, elem = 1, size, i;
+	size_t len, nbytes, elem, i;
 	const uint8_t *data;
 	const char *s;
 	int kind;
@@ -137,41 +137,27 @@ static int ref_to_dyn(br_state *st, JSValueConst v, dyn *out, int depth)
 			JS_ThrowOutOfMemory(ctx);
 			return -1;
 		}
-	} else if ((kind = binary_kind(st, v)) == BIN_U8) {
-		JSValue buf = JS_GetTypedArrayBuffer(ctx, v, &off, &nbytes, &elem);
-		if (JS_IsException(buf))
+	} else if ((kind = binary_kind(st, v)) >= 0) {
+		if (!(data = typed_data(st, v, kind, &nbytes, &elem)))
 			return -1;
-		data = JS_GetArrayBuffer(ctx, &size, buf);
-		JS_FreeValue(ctx, buf);
-		if (!data)
-			return -1;
-		out->u.bytes.p = malloc(nbytes ? nbytes : 1);
-		if (!out->u.bytes.p) {
-			JS_ThrowOutOfMemory(ctx);
-			return -1;
-		}
-		memcpy(out->u.bytes.p, data + off, nbytes);
-		out->u.bytes.len = nbytes;
-		out->kind = DYN_BYTES;
-	} else if (kind >= 0) {
-		if (kind == BIN_ARRAY_BUFFER) {
-			data = JS_GetArrayBuffer(ctx, &nbytes, v);
-		} else {
-			JSValue buf = JS_GetTypedArrayBuffer(ctx, v, &off, &nbytes, &elem);
-			if (JS_IsException(buf))
+		if (kind == BIN_U8) { /* bytes, as the binary codec carries them */
+			out->u.bytes.p = malloc(nbytes ? nbytes : 1);
+			if (!out->u.bytes.p) {
+				JS_ThrowOutOfMemory(ctx);
 				return -1;
-			data = JS_GetArrayBuffer(ctx, &size, buf);
-			JS_FreeValue(ctx, buf);
+			}
+			memcpy(out->u.bytes.p, data, nbytes);
+			out->u.bytes.len = nbytes;
+			out->kind = DYN_BYTES;
+			return 0;
 		}
-		if (!data)
-			return -1;
 		if (dyn_arr(out, nbytes / elem) < 0) {
 			JS_ThrowOutOfMemory(ctx);
 			return -1;
 		}
 		for (i = 0; i < nbytes / elem; i++) {
 			out->u.arr.items[i].kind = DYN_NUM;
-			out->u.arr.items[i].u.num = binary_elem(data + off, kind, i);
+			out->u.arr.items[i].u.num = binary_elem(data, kind, i);
 		}
 	} else if (JS_IsObject(v)) {
 		switch (JS_IsArray(ctx, v)) {
@@ -490,17 +476,12 @@ static br_state *new_context(const br_codec *codec)
 	return st;
 }
 
-/* call_str calls a global function of the suite with a string argument and returns its string result (malloc'd). */
-static char *call_str(br_state *st, const char *fn, const char *arg)
+/* text_of takes r, a result of the suite's JavaScript, and returns its text (or the exception's), malloc'd. */
+static char *text_of(br_state *st, JSValue r)
 {
-	JSValue g = JS_GetGlobalObject(st->ctx), f = JS_GetPropertyStr(st->ctx, g, fn);
-	JSValue a = JS_NewString(st->ctx, arg), r = JS_Call(st->ctx, f, JS_UNDEFINED, 1, &a);
 	const char *s;
 	char *out;
 
-	JS_FreeValue(st->ctx, a);
-	JS_FreeValue(st->ctx, f);
-	JS_FreeValue(st->ctx, g);
 	if (JS_IsException(r)) {
 		bin_exception_text(st);
 		return strdup(st->err);
@@ -512,22 +493,22 @@ static char *call_str(br_state *st, const char *fn, const char *arg)
 	return out;
 }
 
+/* call_str calls a global function of the suite with a string argument and returns its string result (malloc'd). */
+static char *call_str(br_state *st, const char *fn, const char *arg)
+{
+	JSValue g = JS_GetGlobalObject(st->ctx), f = JS_GetPropertyStr(st->ctx, g, fn);
+	JSValue a = JS_NewString(st->ctx, arg), r = JS_Call(st->ctx, f, JS_UNDEFINED, 1, &a);
+
+	JS_FreeValue(st->ctx, a);
+	JS_FreeValue(st->ctx, f);
+	JS_FreeValue(st->ctx, g);
+	return text_of(st, r);
+}
+
 /* eval_str evaluates an expression of the suite and describes it. */
 static char *eval_str(br_state *st, const char *expr)
 {
-	JSValue r = JS_Eval(st->ctx, expr, strlen(expr), "check.js", JS_EVAL_TYPE_GLOBAL);
-	const char *s;
-	char *out;
-
-	if (JS_IsException(r)) {
-		bin_exception_text(st);
-		return strdup(st->err);
-	}
-	s = JS_ToCString(st->ctx, r);
-	JS_FreeValue(st->ctx, r);
-	out = strdup(s ? s : "(not a string)");
-	JS_FreeCString(st->ctx, s);
-	return out;
+	return text_of(st, JS_Eval(st->ctx, expr, strlen(expr), "check.js", JS_EVAL_TYPE_GLOBAL));
 }
 
 /* report prints one check: its outcome under the codec, and the floor's when they differ. */
@@ -602,11 +583,8 @@ static char *h2s2h(br_state *st, const char *name)
 	}
 	{
 		JSValue g = JS_GetGlobalObject(st->ctx), f = JS_GetPropertyStr(st->ctx, g, "shown");
-		JSValue a[2] = {JS_NewString(st->ctx, name), back}, r = JS_Call(st->ctx, f, JS_UNDEFINED, 2, a);
-		const char *s = JS_ToCString(st->ctx, r);
-		out = strdup(s ? s : "(not a string)");
-		JS_FreeCString(st->ctx, s);
-		JS_FreeValue(st->ctx, r);
+		JSValue a[2] = {JS_NewString(st->ctx, name), back};
+		out = text_of(st, JS_Call(st->ctx, f, JS_UNDEFINED, 2, a));
 		JS_FreeValue(st->ctx, a[0]);
 		JS_FreeValue(st->ctx, f);
 		JS_FreeValue(st->ctx, g);
