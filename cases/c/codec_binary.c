@@ -6,7 +6,8 @@
  * the same message (keys are interned per call), and a function is a handle. Both ends convert directly: JS value
  * -> buffer -> Dyn for script -> host, Dyn -> buffer -> JS value for host -> script. No text, no strtod, no snprintf.
  *
- * Nothing is allocated per call once the buffers have grown: a message buffer and a decode arena per nesting level
+ * The codec allocates nothing per call once its buffers have grown, besides what it hands over (the Dyn result of a
+ * host -> script call, the memory of bytes given to a script): a message buffer and a decode arena per nesting level
  * (a host function may call JavaScript that calls a host function), reused; Dyn arguments decoded for a host
  * function live in the arena and point into the buffer. Key strings are cached across calls on both sides (atom ->
  * UTF-8 and UTF-8 -> atom), holding their atoms until the context goes.
