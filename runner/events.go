@@ -5,9 +5,9 @@ type EventKind int
 
 // The events a run reports as it goes.
 const (
-	CaseStarted EventKind = iota // a case began (set-up and warm-up follow)
-	CaseMeasured                 // a case finished with samples
-	CaseFailed                   // a case ended without a result
+	CaseStarted  EventKind = iota // a case began (set-up and warm-up follow)
+	CaseMeasured                  // a case finished with samples
+	CaseFailed                    // a case ended without a result
 )
 
 // Event is one step of a run, for progress displays. Done counts the cases finished so far, this one included;
