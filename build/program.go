@@ -44,7 +44,7 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 		return nil, fmt.Errorf("unknown program kind %q", kind)
 	}
 	files := map[string][]byte{}
-	for _, name := range append([]string{benchbridge.Harness, benchbridge.HarnessHeader}, sources...) {
+	for _, name := range append(slices.Clone(benchbridge.CommonSources), sources...) {
 		b, err := benchbridge.CSources.ReadFile(name)
 		if err != nil {
 			return nil, err

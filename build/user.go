@@ -19,14 +19,15 @@ import (
 //	CC, CFLAGS, LDFLAGS                  the target's toolchain
 //	BENCH_BRIDGE_QUICKJS_SRC             QuickJS's source tree (for -I)
 //	BENCH_BRIDGE_QUICKJS_OBJS            QuickJS's object files, space separated
-//	BENCH_BRIDGE_HARNESS                 a directory with harness.c and harness.h (the protocol's main), if wanted
+//	BENCH_BRIDGE_HARNESS                 a directory with harness.c and harness.h (the protocol's main) and
+//	                                     case_table.h (the reference programs' loops), if wanted
 func UserBridge(ctx context.Context, tc Toolchain, lib *Library, name, dir, command, binary string, log io.Writer) (*Program, error) {
 	harness, err := os.MkdirTemp("", "bench-bridge-harness-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(harness)
-	for _, f := range []string{benchbridge.Harness, benchbridge.HarnessHeader} {
+	for _, f := range benchbridge.CommonSources {
 		b, err := benchbridge.CSources.ReadFile(f)
 		if err != nil {
 			return nil, err
