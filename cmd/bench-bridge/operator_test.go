@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,17 +59,16 @@ func TestPlainProgressWhenNotATerminal(t *testing.T) {
 	}
 }
 
-// TestInterruptKeepsWhatWasMeasured sends SIGINT to a real bench-bridge process during a run: it must stop the
-// program, keep the finished cases in an artifact marked incomplete, and exit 130.
-func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
-	testenv.Require(t, "cc", "apt-get install gcc")
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "bench-bridge")
+// interrupt runs a real bench-bridge process with args, sends it SIGINT once the first case (ref_js_loop) is measured,
+// and checks that it stops within 30 s with exit status 130 and an artifact at out that keeps the finished case,
+// marks the running one interrupted and says it is incomplete.
+func interrupt(t *testing.T, out string, args ...string) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "bench-bridge")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	out := filepath.Join(dir, "floor.json")
-	cmd := exec.Command(bin, "floor", localName(), "--samples", "20", "--min-time", "100ms", "--out", out)
+	cmd := exec.Command(bin, append(args, "--out", out)...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -79,6 +79,7 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 			break
 		}
 	}
+	go io.Copy(io.Discard, stderr)
 	cmd.Process.Signal(os.Interrupt)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -95,4 +96,25 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 	if a.Complete || a.Case("ref_js_loop") == nil || len(a.Failures) != 1 || a.Failures[0].Reason != "interrupted" {
 		t.Errorf("artifact after SIGINT: complete=%v cases=%d failures=%+v", a.Complete, len(a.Cases), a.Failures)
 	}
+}
+
+// TestInterruptKeepsWhatWasMeasured interrupts a run on this machine.
+func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
+	testenv.Require(t, "cc", "apt-get install gcc")
+	interrupt(t, filepath.Join(t.TempDir(), "floor.json"), "floor", localName(), "--samples", "20", "--min-time", "100ms")
+}
+
+// TestInterruptOnAndroid interrupts a run on the simulated Android device: besides the artifact, the program must be
+// killed on the device and the per-build directory removed.
+func TestInterruptOnAndroid(t *testing.T) {
+	dev := android(t)
+	interrupt(t, filepath.Join(t.TempDir(), "floor-android.json"), "floor", "android", "--samples", "20", "--min-time", "20ms")
+	deadline := time.Now().Add(10 * time.Second)
+	for len(dev.Running()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if pids := dev.Running(); len(pids) > 0 {
+		t.Errorf("programs still running on the device after SIGINT: %v", pids)
+	}
+	assertCleanedUp(t, dev)
 }
