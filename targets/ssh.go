@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,10 @@ type SSH struct {
 // sshKeepalive is how often an idle connection is checked: a device that vanished without closing the socket is
 // noticed within about twice this.
 const sshKeepalive = 15 * time.Second
+
+// Machine implements the optional machine identity: two target names for one host share it, so their runs go one
+// after another.
+func (s *SSH) Machine() string { return "ssh:" + net.JoinHostPort(s.addr.Host, s.addr.Port) }
 
 // NewSSH connects to the ssh target called name. The overrides win over the config: host, identity, known_hosts,
 // run prefix and workdir.
