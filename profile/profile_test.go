@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -19,9 +20,12 @@ import (
 func bridgeProgram(t *testing.T) (targets.Target, string, artifact.Device) {
 	t.Helper()
 	testenv.Require(t, "cc", "apt-get install gcc")
+	if runtime.GOOS != "linux" {
+		t.Skip("perf, strace and callgrind are Linux profilers; on macOS profile uses sample")
+	}
 	local, err := targets.NewLocal("linux", config.Target{Kind: "local"})
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	ctx := context.Background()
 	src, err := build.QuickJSSource(ctx, "", io.Discard)
