@@ -8,7 +8,10 @@ import (
 
 // Schema is the version of the artifact format this package reads and writes. Bump it on any change that an older
 // reader would misread; docs/artifact.md describes every version.
-const Schema = 1
+const Schema = 2
+
+// SchemaV1 is the previous version, which Parse still reads: one process per run, converted on load (see fromV1).
+const SchemaV1 = 1
 
 // Artifact is one run of one program on one target.
 type Artifact struct {
@@ -22,11 +25,16 @@ type Artifact struct {
 	Settings   Settings  `json:"settings"`
 	StartedAt  time.Time `json:"started_at"`
 	FinishedAt time.Time `json:"finished_at"`
-	// TimerOverheadNs is what one clock read pair costs on the device; it is subtracted from every sample.
-	TimerOverheadNs float64   `json:"timer_overhead_ns"`
-	Cases           []Case    `json:"cases"`
-	Failures        []Failure `json:"failures"`
-	Warnings        []string  `json:"warnings"`
+	// TimerOverheadNs is what one clock read pair costs on the device (the median over processes); each process's
+	// own value is subtracted from its samples.
+	TimerOverheadNs float64 `json:"timer_overhead_ns"`
+	// Session ties the artifacts measured together (compare); every run has one. Schema 2.
+	Session Session `json:"session"`
+	// Processes are the program's processes in the order they ran. Schema 2; one for a converted schema 1 artifact.
+	Processes []Process `json:"processes"`
+	Cases     []Case    `json:"cases"`
+	Failures  []Failure `json:"failures"`
+	Warnings  []string  `json:"warnings"`
 }
 
 // Program kinds.
@@ -100,29 +108,112 @@ type Settings struct {
 	Samples   int   `json:"samples"`
 	MinTimeNs int64 `json:"min_time_ns"`
 	WarmupNs  int64 `json:"warmup_ns"`
-	// Defines are the extra compile-time options the program was built with (BB_EXTRA_WORK for the A/B build).
+	// Defines are the extra compile-time options the program was built with.
 	Defines []string `json:"defines,omitempty"`
+	// Runs is how many processes of the program the run made (--runs); 1 for a converted schema 1 artifact.
+	Runs int `json:"runs"`
+	// Slowdown is the share of each crossing's cost the program added as busy work (--slowdown, the A/B proof of
+	// the gate); 0 for none.
+	Slowdown float64 `json:"slowdown,omitempty"`
+}
+
+// Session is one measuring session: one run of one program, or a compare of several programs whose processes
+// alternated. Artifacts with the same ID were measured side by side on one device.
+type Session struct {
+	// ID is unique per session; artifacts of one compare share it. Empty for a converted schema 1 artifact.
+	ID string `json:"id"`
+	// Programs are the labels of the session's programs ("json linux", "json linux slowdown=0.1"), the first being
+	// compare's baseline; Program is this artifact's index in it.
+	Programs []string `json:"programs"`
+	Program  int      `json:"program"`
+	// Order is the program index of every process of the session, in the order they ran: [0 1 1 0 0 1].
+	Order []int `json:"order"`
+	// Seed is the seed the case orders of the processes were drawn from, so that a session's orders can be redrawn.
+	Seed uint64 `json:"seed"`
+}
+
+// Process is one process of the program.
+type Process struct {
+	// Seq is the process's position in the session's Order (0-based).
+	Seq int `json:"seq"`
+	// CaseOrder is the order in which the process ran the cases.
+	CaseOrder []string `json:"case_order"`
+	// Protocol is the bench program protocol version the process spoke (docs/protocol.md).
+	Protocol int `json:"protocol"`
+	// TimerOverheadNs is this process's cost of one clock read pair.
+	TimerOverheadNs float64 `json:"timer_overhead_ns"`
 }
 
 // Case is the result of one measured case. Times are per op, in nanoseconds, timer overhead removed.
+//
+// In schema 2 the statistics come from the process level: MedianNs is the median of the processes' medians and the
+// interval is over processes (what another run will measure), RatioToRef the median of the processes' ratios.
 type Case struct {
 	Name     string `json:"name"`
 	Crossing bool   `json:"crossing"`
-	// Iterations is the number of ops in each sample, as calibrated on the device.
-	Iterations int64     `json:"iterations"`
-	SamplesNs  []float64 `json:"samples_ns"`
-	MedianNs   float64   `json:"median_ns"`
-	CILowNs    float64   `json:"ci_low_ns"`
-	CIHighNs   float64   `json:"ci_high_ns"`
-	// CILevel is the confidence the interval really has (0.95 unless there were too few samples).
+	// Iterations is the number of ops in each sample, as calibrated on the device (the first process's).
+	Iterations int64 `json:"iterations"`
+	// SamplesNs are every process's samples, one process after another, as Processes lists them.
+	SamplesNs []float64 `json:"samples_ns"`
+	MedianNs  float64   `json:"median_ns"`
+	CILowNs   float64   `json:"ci_low_ns"`
+	CIHighNs  float64   `json:"ci_high_ns"`
+	// CILevel is the confidence the interval really has; 0 when no interval could be computed.
 	CILevel float64 `json:"ci_level"`
-	// RatioToRef is MedianNs over ref_js_loop's MedianNs; nil when ref_js_loop was not measured.
+	// RatioToRef is the median over processes of the case's median over the ref_js_loop samples measured beside it
+	// (schema 1: MedianNs over ref_js_loop's MedianNs); nil when ref_js_loop was not measured.
 	RatioToRef *float64 `json:"ratio_to_ref"`
+	// RatioCILow and RatioCIHigh bound RatioToRef's interval over processes, at CILevel; absent when not computed.
+	RatioCILow  *float64 `json:"ratio_ci_low,omitempty"`
+	RatioCIHigh *float64 `json:"ratio_ci_high,omitempty"`
+	// Processes are the case's results in each process that measured it, in the order the processes ran.
+	Processes []CaseProcess `json:"processes"`
 	// CrossingsPerMs is 1e6 / MedianNs for crossing cases, nil otherwise.
 	CrossingsPerMs *float64 `json:"crossings_per_ms"`
 	// InstructionsPerOp is what one op costs in instructions under valgrind's callgrind (--metric instructions);
 	// nil when not measured. The same binary gives the same count run after run.
 	InstructionsPerOp *float64 `json:"instructions_per_op,omitempty"`
+}
+
+// CaseProcess is one case in one process.
+type CaseProcess struct {
+	// Process is the index of the process in the artifact's Processes.
+	Process    int       `json:"process"`
+	Iterations int64     `json:"iterations"`
+	SamplesNs  []float64 `json:"samples_ns"`
+	MedianNs   float64   `json:"median_ns"`
+	// RefSamplesNs are the ref_js_loop samples the process took beside this case's (one before each of its
+	// samples); absent for ref_js_loop itself and for protocol 1 programs.
+	RefSamplesNs []float64 `json:"ref_samples_ns,omitempty"`
+	// RefMedianNs is the median of RefSamplesNs, or for a protocol 1 program ref_js_loop's median in the same
+	// process; 0 when the process did not measure ref_js_loop.
+	RefMedianNs float64 `json:"ref_median_ns"`
+	// RatioToRef is MedianNs / RefMedianNs (1 for ref_js_loop itself); nil without a ref.
+	RatioToRef *float64 `json:"ratio_to_ref"`
+	// SlowdownNs is the busy work per op the program added (--slowdown), as it calibrated it at start-up, and
+	// SlowdownBaseNs the case's own cost per op it calibrated against; absent without --slowdown.
+	SlowdownNs     float64 `json:"slowdown_ns,omitempty"`
+	SlowdownBaseNs float64 `json:"slowdown_base_ns,omitempty"`
+}
+
+// ProcessMedians returns the median of every process that measured the case.
+func (c *Case) ProcessMedians() []float64 {
+	out := make([]float64, 0, len(c.Processes))
+	for _, p := range c.Processes {
+		out = append(out, p.MedianNs)
+	}
+	return out
+}
+
+// ProcessRatios returns every process's ratio to ref_js_loop, leaving out processes without one.
+func (c *Case) ProcessRatios() []float64 {
+	out := make([]float64, 0, len(c.Processes))
+	for _, p := range c.Processes {
+		if p.RatioToRef != nil {
+			out = append(out, *p.RatioToRef)
+		}
+	}
+	return out
 }
 
 // Failure is a case that produced no result: the program reported an error, crashed, or was killed.

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Read loads and validates the artifact at path. Every error names the file and, where it can, the line, column or
@@ -40,18 +41,52 @@ func Parse(data []byte) (*Artifact, error) {
 	switch {
 	case head.Schema == nil:
 		return nil, errors.New("no \"schema\" key: not a bench-bridge artifact")
-	case *head.Schema != Schema:
-		return nil, fmt.Errorf("schema %d is not supported (this bench-bridge reads schema %d)", *head.Schema, Schema)
+	case *head.Schema != Schema && *head.Schema != SchemaV1:
+		return nil, fmt.Errorf("schema %d is not supported (this bench-bridge reads schemas %d and %d)", *head.Schema, SchemaV1, Schema)
 	}
 	var a Artifact
 	if err := json.Unmarshal(data, &a); err != nil {
 		return nil, describe(data, err)
+	}
+	if a.Schema == SchemaV1 {
+		fromV1(&a)
 	}
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
 	return &a, nil
 }
+
+// fromV1 converts a schema 1 artifact, one process whose ref_js_loop ran once, to schema 2: every case gets that one
+// process, with the ref's median as its ref. Its statistics stay as they were (over the samples of one process).
+func fromV1(a *Artifact) {
+	a.Schema = Schema
+	a.Settings.Runs = 1
+	a.Session = Session{Programs: []string{a.Label()}, Order: []int{0}}
+	order := make([]string, 0, len(a.Cases))
+	for _, c := range a.Cases {
+		order = append(order, c.Name)
+	}
+	a.Processes = []Process{{CaseOrder: order, Protocol: 1, TimerOverheadNs: a.TimerOverheadNs}}
+	var refMedian float64
+	for _, c := range a.Cases {
+		if c.Name == refCase {
+			refMedian = c.MedianNs
+		}
+	}
+	for i := range a.Cases {
+		c := &a.Cases[i]
+		p := CaseProcess{Iterations: c.Iterations, SamplesNs: c.SamplesNs, MedianNs: c.MedianNs, RefMedianNs: refMedian}
+		if refMedian > 0 {
+			r := c.MedianNs / refMedian
+			p.RatioToRef = &r
+		}
+		c.Processes = []CaseProcess{p}
+	}
+}
+
+// refCase is the reference case (cases.RefCase; this package imports nothing of the tool's).
+const refCase = "ref_js_loop"
 
 // describe turns a decoding error into one that says where the input broke.
 func describe(data []byte, err error) error {
@@ -114,6 +149,33 @@ func (a *Artifact) Validate() error {
 		}
 		if c.CILowNs > c.MedianNs || c.CIHighNs < c.MedianNs {
 			return fmt.Errorf("%s: interval [%v, %v] does not contain median_ns %v", where, c.CILowNs, c.CIHighNs, c.MedianNs)
+		}
+		if err := validateProcesses(c, len(a.Processes)); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+	}
+	return nil
+}
+
+// validateProcesses checks a case's per-process results against the artifact's nprocs processes.
+func validateProcesses(c Case, nprocs int) error {
+	if len(c.Processes) == 0 {
+		return errors.New("field \"processes\" is empty")
+	}
+	for j, p := range c.Processes {
+		if p.Process < 0 || p.Process >= nprocs {
+			return fmt.Errorf("processes[%d]: field \"process\" is %d, want an index into the artifact's %d processes", j, p.Process, nprocs)
+		}
+		if len(p.SamplesNs) == 0 {
+			return fmt.Errorf("processes[%d]: field \"samples_ns\" is empty", j)
+		}
+		for k, s := range append(slices.Clone(p.SamplesNs), p.RefSamplesNs...) {
+			if math.IsNaN(s) || math.IsInf(s, 0) || s < 0 {
+				return fmt.Errorf("processes[%d]: sample %d is %v, want a non-negative number", j, k, s)
+			}
+		}
+		if !(p.MedianNs > 0) || math.IsInf(p.MedianNs, 0) {
+			return fmt.Errorf("processes[%d]: field \"median_ns\" is %v, want a positive number", j, p.MedianNs)
 		}
 	}
 	return nil

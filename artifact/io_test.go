@@ -3,6 +3,7 @@ package artifact
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,8 +14,11 @@ func sample() *Artifact {
 	return &Artifact{
 		Schema: Schema, Tool: "bench-bridge test", Target: "linux", Program: ProgramBridge, Codec: "json", Complete: true,
 		StartedAt: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
+		Session:   Session{ID: "s1", Programs: []string{"json linux"}, Order: []int{0}, Seed: 1},
+		Processes: []Process{{CaseOrder: []string{"ref_js_loop"}, Protocol: 2}},
 		Cases: []Case{{Name: "ref_js_loop", Iterations: 100, SamplesNs: []float64{10, 11, 12}, MedianNs: 11,
-			CILowNs: 10, CIHighNs: 12, CILevel: 0.75, RatioToRef: &r}},
+			CILowNs: 10, CIHighNs: 12, CILevel: 0.75, RatioToRef: &r,
+			Processes: []CaseProcess{{Iterations: 100, SamplesNs: []float64{10, 11, 12}, MedianNs: 11, RefMedianNs: 11, RatioToRef: &r}}}},
 		Failures: []Failure{}, Warnings: []string{},
 	}
 }
@@ -58,6 +62,7 @@ func TestReadErrorsNameTheFileAndPlace(t *testing.T) {
         11,
         12
       ]`, `"samples_ns": []`, 1), `cases[0] (ref_js_loop): field "samples_ns" is empty`},
+		{"process index", strings.Replace(string(valid), `"process": 0`, `"process": 3`, 1), `processes[0]: field "process" is 3`},
 		{"interval", strings.Replace(string(valid), `"ci_high_ns": 12`, `"ci_high_ns": 10.5`, 1), "does not contain median_ns"},
 	}
 	for _, tt := range tests {
@@ -72,6 +77,33 @@ func TestReadErrorsNameTheFileAndPlace(t *testing.T) {
 				t.Fatalf("error %q: want it to start with the file name and contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// A schema 1 artifact (one process, ref_js_loop measured once) reads as schema 2 with that one process.
+func TestReadsSchema1(t *testing.T) {
+	v1 := `{"schema": 1, "tool": "bench-bridge", "target": "linux", "program": "floor", "complete": true,
+	  "device": {}, "settings": {"samples": 3, "min_time_ns": 1, "warmup_ns": 1}, "timer_overhead_ns": 20,
+	  "cases": [
+	    {"name": "ref_js_loop", "iterations": 5, "samples_ns": [10, 11, 12], "median_ns": 11, "ci_low_ns": 10, "ci_high_ns": 12, "ci_level": 0.75, "ratio_to_ref": 1},
+	    {"name": "callback", "crossing": true, "iterations": 5, "samples_ns": [30, 33, 36], "median_ns": 33, "ci_low_ns": 30, "ci_high_ns": 36, "ci_level": 0.75, "ratio_to_ref": 3}
+	  ], "failures": [], "warnings": []}`
+	a, err := Parse([]byte(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Schema != Schema || a.Settings.Runs != 1 || len(a.Processes) != 1 || a.Processes[0].Protocol != 1 {
+		t.Fatalf("converted: schema %d, runs %d, processes %+v", a.Schema, a.Settings.Runs, a.Processes)
+	}
+	if got := a.Processes[0].CaseOrder; !slices.Equal(got, []string{"ref_js_loop", "callback"}) {
+		t.Errorf("case order %v", got)
+	}
+	cb := a.Case("callback")
+	if len(cb.Processes) != 1 || cb.Processes[0].MedianNs != 33 || cb.Processes[0].RefMedianNs != 11 || *cb.Processes[0].RatioToRef != 3 {
+		t.Errorf("callback's process: %+v", cb.Processes)
+	}
+	if !slices.Equal(cb.ProcessMedians(), []float64{33}) || !slices.Equal(cb.ProcessRatios(), []float64{3}) {
+		t.Errorf("process medians %v, ratios %v", cb.ProcessMedians(), cb.ProcessRatios())
 	}
 }
 

@@ -28,17 +28,28 @@ func fake(t *testing.T, seed uint64, noise float64, medians map[string]float64) 
 			continue
 		}
 		c := artifact.Case{Name: name}
-		for range 10 {
-			c.SamplesNs = append(c.SamplesNs, m*(1+noise*(r.Float64()-0.5)))
+		for p := range 10 {
+			// One sample per process: each process's median is its sample.
+			s := m * (1 + noise*(r.Float64()-0.5))
+			c.SamplesNs = append(c.SamplesNs, s)
+			c.Processes = append(c.Processes, artifact.CaseProcess{Process: p, SamplesNs: []float64{s}, MedianNs: s})
 		}
 		s := stats.Summarize(c.SamplesNs, 0.95)
 		c.MedianNs, c.CILowNs, c.CIHighNs = s.Median, s.Low, s.High
 		a.Cases = append(a.Cases, c)
 	}
+	for p := range 10 {
+		a.Processes = append(a.Processes, artifact.Process{Seq: p, Protocol: 2})
+	}
 	if ref := a.Case(cases.RefCase); ref != nil {
 		for i := range a.Cases {
-			v := a.Cases[i].MedianNs / ref.MedianNs
-			a.Cases[i].RatioToRef = &v
+			c := &a.Cases[i]
+			v := c.MedianNs / ref.MedianNs
+			c.RatioToRef = &v
+			for p := range c.Processes {
+				rp := c.Processes[p].MedianNs / ref.Processes[p].MedianNs
+				c.Processes[p].RefMedianNs, c.Processes[p].RatioToRef = ref.Processes[p].MedianNs, &rp
+			}
 		}
 	}
 	return a

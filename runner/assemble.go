@@ -43,10 +43,17 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 		}
 		a.Cases = append(a.Cases, c)
 	}
-	if ref := a.Case(cases.RefCase); ref != nil {
-		for i := range a.Cases {
-			a.Cases[i].RatioToRef = ptr(a.Cases[i].MedianNs / ref.MedianNs)
+	a.Settings.Runs = 1
+	a.Processes = []artifact.Process{{CaseOrder: want, Protocol: 1, TimerOverheadNs: raw.TimerOverheadNs}}
+	ref := a.Case(cases.RefCase)
+	for i := range a.Cases {
+		c := &a.Cases[i]
+		p := artifact.CaseProcess{Iterations: c.Iterations, SamplesNs: c.SamplesNs, MedianNs: c.MedianNs}
+		if ref != nil {
+			c.RatioToRef = ptr(c.MedianNs / ref.MedianNs)
+			p.RefMedianNs, p.RatioToRef = ref.MedianNs, c.RatioToRef
 		}
+		c.Processes = []artifact.CaseProcess{p}
 	}
 	a.Complete = len(a.Failures) == 0 && len(a.Cases) == len(want)
 	a.FinishedAt = time.Now().UTC()
