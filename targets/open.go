@@ -17,7 +17,7 @@ type Overrides struct {
 	Host          string // ssh [user@]host[:port]
 	Identity      string // ssh private key file
 	KnownHosts    string // ssh known_hosts file
-	AcceptHostKey bool   // record an unknown ssh host key instead of refusing it
+	AcceptHostKey string // the fingerprint (SHA256:...) of an unknown ssh host key to record, or AcceptHostKeyUnchecked
 	RunPrefix     string // command put before the program on the device
 	Workdir       string // directory on the device
 	Log           io.Writer

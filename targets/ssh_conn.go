@@ -2,13 +2,11 @@ package targets
 
 import (
 	"context"
-	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,12 +14,13 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
-	"golang.org/x/crypto/ssh/knownhosts"
 )
 
 // sshAddr is where an ssh target lives.
 type sshAddr struct {
 	User, Host, Port string
+	Identities       []string  // IdentityFile entries of ~/.ssh/config, for when no identity is given
+	Jumps            []sshAddr // ProxyJump hosts, in the order they are dialled
 }
 
 // String is user@host:port, the way errors name the device.
@@ -30,33 +29,14 @@ func (a sshAddr) String() string { return a.User + "@" + net.JoinHostPort(a.Host
 // hostPort is what known_hosts and the dialer take.
 func (a sshAddr) hostPort() string { return net.JoinHostPort(a.Host, a.Port) }
 
-// parseSSHHost reads [user@]host[:port]; an IPv6 host with a port is written [::1]:22.
+// parseSSHHost reads [user@]host[:port] and resolves it through ~/.ssh/config as ssh does.
 func parseSSHHost(s string) (sshAddr, error) {
-	a := sshAddr{Port: "22"}
-	if u, h, ok := strings.Cut(s, "@"); ok {
-		a.User, s = u, h
+	home, _ := os.UserHomeDir()
+	c, err := loadSSHConfig(home)
+	if err != nil {
+		return sshAddr{}, err
 	}
-	switch {
-	case strings.HasPrefix(s, "["):
-		h, p, err := net.SplitHostPort(s)
-		if err != nil {
-			h, p = strings.Trim(s, "[]"), a.Port
-		}
-		a.Host, a.Port = h, p
-	case strings.Count(s, ":") == 1:
-		a.Host, a.Port, _ = strings.Cut(s, ":")
-	default:
-		a.Host = s
-	}
-	if a.Host == "" || a.Port == "" || strings.ContainsAny(a.Host+a.User, " /") {
-		return sshAddr{}, fmt.Errorf("host %q is not [user@]host[:port]", s)
-	}
-	if a.User == "" {
-		if u, err := user.Current(); err == nil {
-			a.User = u.Username
-		}
-	}
-	return a, nil
+	return c.resolve(s)
 }
 
 // sshAlgorithms are what the client offers. The defaults are x/crypto's secure sets (which leave out SHA-1 key
@@ -76,122 +56,28 @@ func sshAlgorithms(legacy bool) ssh.Algorithms {
 	return a
 }
 
-// hostKeyAlgorithms turns the key formats known for a host into the algorithms to ask for, so that a host known by
-// its ed25519 key is not asked for its RSA key (which would look like a changed key).
-func hostKeyAlgorithms(known []ssh.PublicKey, allowed []string) []string {
-	var algos []string
-	for _, k := range known {
-		for _, a := range allowed {
-			if (a == k.Type() || (k.Type() == ssh.KeyAlgoRSA && strings.HasPrefix(a, "rsa-sha2-"))) && !slices.Contains(algos, a) {
-				algos = append(algos, a)
-			}
-		}
-	}
-	return algos
-}
-
-// HostKeyError is a host key that was not accepted: unknown (Known is empty) or changed.
-type HostKeyError struct {
-	Addr  string        // [host]:port as known_hosts writes it
-	File  string        // the known_hosts file
-	Key   ssh.PublicKey // what the server offered
-	Known []knownhosts.KnownKey
-}
-
-func (e *HostKeyError) Error() string {
-	fp := e.Key.Type() + " " + ssh.FingerprintSHA256(e.Key)
-	if len(e.Known) == 0 {
-		return fmt.Sprintf("host key of %s is not in %s; it offered %s: check that fingerprint on the device "+
-			"(ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub), then run again with --accept-host-key to record it", e.Addr, e.File, fp)
-	}
-	k := e.Known[0]
-	return fmt.Sprintf("host key of %s has CHANGED: it offered %s, but %s:%d has %s %s; refused (someone may be "+
-		"intercepting the connection). If the device was reinstalled, remove the old key with: ssh-keygen -R '%s' -f %s",
-		e.Addr, fp, k.Filename, k.Line, k.Key.Type(), ssh.FingerprintSHA256(k.Key), e.Addr, e.File)
-}
-
-// hostKeys checks a server's key against a known_hosts file and records unknown keys when asked to.
-type hostKeys struct {
-	file   string
-	accept bool
-	log    io.Writer
-	check  ssh.HostKeyCallback // nil while the file does not exist
-}
-
-func newHostKeys(file string, accept bool, log io.Writer) (*hostKeys, error) {
-	h := &hostKeys{file: file, accept: accept, log: log}
-	if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
-		return h, nil
-	}
-	cb, err := knownhosts.New(file)
-	if err != nil {
-		return nil, fmt.Errorf("known_hosts %s: %w", file, err)
-	}
-	h.check = cb
-	return h, nil
-}
-
-// known lists the keys the file has for addr: asking about a key that cannot be there makes knownhosts list them.
-func (h *hostKeys) known(addr string) []ssh.PublicKey {
-	if h.check == nil {
-		return nil
-	}
-	probe, _ := ssh.NewPublicKey(ed25519.PublicKey(make([]byte, ed25519.PublicKeySize)))
-	var ke *knownhosts.KeyError
-	if err := h.check(addr, &net.TCPAddr{IP: net.IPv4zero}, probe); !errors.As(err, &ke) {
-		return nil
-	}
-	var keys []ssh.PublicKey
-	for _, k := range ke.Want {
-		keys = append(keys, k.Key)
-	}
-	return keys
-}
-
-// callback is the ssh.HostKeyCallback: known keys pass, unknown ones are recorded only with accept, changed ones
-// never pass.
-func (h *hostKeys) callback(hostname string, remote net.Addr, key ssh.PublicKey) error {
-	addr := knownhosts.Normalize(hostname)
-	var known []knownhosts.KnownKey
-	if h.check != nil {
-		err := h.check(hostname, remote, key)
-		var ke *knownhosts.KeyError
-		if !errors.As(err, &ke) {
-			return err // nil when known, or a revoked key
-		}
-		known = ke.Want
-	}
-	if len(known) > 0 || !h.accept {
-		return &HostKeyError{Addr: addr, File: h.file, Key: key, Known: known}
-	}
-	if err := os.MkdirAll(filepath.Dir(h.file), 0o700); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(h.file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		return fmt.Errorf("recording the host key: %w", err)
-	}
-	_, err = fmt.Fprintln(f, knownhosts.Line([]string{addr}, key))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("recording the host key in %s: %w", h.file, err)
-	}
-	fmt.Fprintf(h.log, "recorded host key of %s (%s %s) in %s\n", addr, key.Type(), ssh.FingerprintSHA256(key), h.file)
-	return nil
-}
-
-// sshAuth collects the ways to log in: the identity file, the agent's keys, then the usual key files in ~/.ssh.
-func sshAuth(identity string, legacy bool) (ssh.AuthMethod, io.Closer, error) {
+// sshAuth collects the ways to log in: the identity given (flag or config), else the host's IdentityFile entries
+// in ~/.ssh/config; then the agent's keys; then, when neither names a file, the usual key files in ~/.ssh.
+func sshAuth(identity string, configured []string, legacy bool) (ssh.AuthMethod, io.Closer, error) {
 	var signers []ssh.Signer
 	var closer io.Closer = io.NopCloser(nil)
-	if identity != "" {
+	switch {
+	case identity != "":
 		s, err := readKey(identity)
 		if err != nil {
 			return nil, nil, err
 		}
 		signers = append(signers, s)
+	default:
+		for _, f := range configured { // as ssh, a missing IdentityFile of the config is passed over
+			s, err := readKey(f)
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, nil, fmt.Errorf("IdentityFile of ~/.ssh/config: %w", err)
+			}
+			if err == nil {
+				signers = append(signers, s)
+			}
+		}
 	}
 	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" {
 		if conn, err := net.Dial("unix", sock); err == nil {
@@ -201,7 +87,7 @@ func sshAuth(identity string, legacy bool) (ssh.AuthMethod, io.Closer, error) {
 			}
 		}
 	}
-	if identity == "" {
+	if identity == "" && len(configured) == 0 {
 		home, _ := os.UserHomeDir()
 		for _, name := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} {
 			if s, err := readKey(filepath.Join(home, ".ssh", name)); err == nil {
@@ -254,31 +140,71 @@ func readKey(file string) (ssh.Signer, error) {
 	return s, nil
 }
 
-// dialSSH connects and logs in, and turns the usual failures into what to do about them.
+// sshStepTimeout bounds each step of a connection: reaching a host (directly or through a jump host), then its
+// handshake and login.
+const sshStepTimeout = 20 * time.Second
+
+// dialSSH connects and logs in, through the jump hosts when there are any: each is an ssh client that the next
+// connection is dialled through, with its own host key check and login. The returned client closes them all.
 func dialSSH(ctx context.Context, addr sshAddr, hk *hostKeys, identity string, legacy bool) (*ssh.Client, error) {
-	auth, closer, err := sshAuth(identity, legacy)
+	var via *ssh.Client // the last jump host reached; closing it closes those before it
+	closeAll := func() {
+		if via != nil {
+			via.Close()
+		}
+	}
+	for _, hop := range addr.Jumps {
+		c, err := dialHop(ctx, via, hop, hk, "", legacy)
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("jump host %s: %w", hop, err)
+		}
+		via = c
+	}
+	c, err := dialHop(ctx, via, addr, hk, identity, legacy)
+	if err != nil {
+		closeAll()
+		if via != nil {
+			return nil, fmt.Errorf("through jump host %s: %w", addr.Jumps[len(addr.Jumps)-1], err)
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+// dialHop reaches addr, directly or through the jump host via, and logs in; the connection it returns closes via
+// when it closes.
+func dialHop(ctx context.Context, via *ssh.Client, addr sshAddr, hk *hostKeys, identity string, legacy bool) (*ssh.Client, error) {
+	ctx, cancel := context.WithTimeout(ctx, sshStepTimeout)
+	defer cancel()
+	auth, closer, err := sshAuth(identity, addr.Identities, legacy)
 	if err != nil {
 		return nil, err
 	}
 	defer closer.Close()
 	algos := sshAlgorithms(legacy)
+	known, ca := hk.known(addr.hostPort())
 	cfg := &ssh.ClientConfig{
 		User:              addr.User,
 		Auth:              []ssh.AuthMethod{auth},
 		HostKeyCallback:   hk.callback,
-		HostKeyAlgorithms: algos.HostKeys,
+		HostKeyAlgorithms: hostKeyAlgorithms(known, ca, algos.HostKeys),
 		Config:            ssh.Config{KeyExchanges: algos.KeyExchanges, Ciphers: algos.Ciphers, MACs: algos.MACs},
 	}
-	if k := hostKeyAlgorithms(hk.known(addr.hostPort()), algos.HostKeys); len(k) > 0 {
-		cfg.HostKeyAlgorithms = k
+	var conn net.Conn
+	if via == nil {
+		conn, err = (&net.Dialer{}).DialContext(ctx, "tcp", addr.hostPort())
+	} else {
+		conn, err = via.DialContext(ctx, "tcp", addr.hostPort())
+		if err == nil {
+			conn = &viaConn{Conn: conn, via: via}
+		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr.hostPort())
 	if err != nil {
-		return nil, fmt.Errorf("connecting: %w", err)
+		return nil, fmt.Errorf("connecting to %s: %w", addr.hostPort(), err)
 	}
-	// The handshake has no context: a deadline stands in for it, and closing the socket for a cancel.
+	// The handshake has no context: a deadline stands in for it (a channel through a jump host takes none), and
+	// closing the connection for a cancel.
 	deadline, _ := ctx.Deadline()
 	conn.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
@@ -286,10 +212,25 @@ func dialSSH(ctx context.Context, addr sshAddr, hk *hostKeys, identity string, l
 	stop()
 	if err != nil {
 		conn.Close()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("no ssh handshake with %s within %s: %w", addr.hostPort(), sshStepTimeout, err)
+		}
 		return nil, explainDial(err, legacy)
 	}
 	conn.SetDeadline(time.Time{})
 	return ssh.NewClient(c, chans, reqs), nil
+}
+
+// viaConn is a connection through a jump host: closing it closes the jump host's connection too.
+type viaConn struct {
+	net.Conn
+	via *ssh.Client
+}
+
+func (v *viaConn) Close() error {
+	err := v.Conn.Close()
+	v.via.Close()
+	return err
 }
 
 // explainDial adds what to do to a failed handshake.

@@ -152,48 +152,6 @@ exit "${EXIT:-0}"
 	}
 }
 
-// TestSSHHostKeys: an unknown host is refused with its fingerprint until --accept-host-key records it; a changed key
-// is refused even then.
-func TestSSHHostKeys(t *testing.T) {
-	srv := sshdtest.Start(t, sshdtest.Options{})
-	known := filepath.Join(t.TempDir(), "ssh", "known_hosts")
-	_, err := open(t, srv, config.Target{KnownHosts: known}, targets.Overrides{})
-	var hk *targets.HostKeyError
-	fingerprint := strings.Fields(srv.HostKey)[0] // the key type; the fingerprint follows it in the message
-	if !errors.As(err, &hk) || !strings.Contains(err.Error(), "--accept-host-key") || !strings.Contains(err.Error(), "SHA256:") ||
-		!strings.Contains(err.Error(), fingerprint) {
-		t.Fatalf("unknown host: %v", err)
-	}
-	if _, err := os.Stat(known); err == nil {
-		t.Fatal("known_hosts written without --accept-host-key")
-	}
-
-	var log bytes.Buffer
-	if _, err := open(t, srv, config.Target{KnownHosts: known}, targets.Overrides{AcceptHostKey: true, Log: &log}); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(known); !strings.Contains(string(b), strings.Fields(srv.HostKey)[1]) || !strings.Contains(log.String(), "recorded host key") {
-		t.Fatalf("known_hosts %q, log %q", b, log.String())
-	}
-	if _, err := open(t, srv, config.Target{KnownHosts: known}, targets.Overrides{}); err != nil {
-		t.Fatalf("recorded key not accepted: %v", err)
-	}
-
-	// Another server's key under this address: the device changed, or someone is in the middle.
-	other := sshdtest.Start(t, sshdtest.Options{})
-	wrong := filepath.Join(t.TempDir(), "known_hosts")
-	host := strings.TrimPrefix(srv.Addr, "127.0.0.1:")
-	f := strings.Fields(other.HostKey)
-	os.WriteFile(wrong, []byte("[127.0.0.1]:"+host+" "+f[0]+" "+f[1]+"\n"), 0o600)
-	_, err = open(t, srv, config.Target{KnownHosts: wrong}, targets.Overrides{AcceptHostKey: true})
-	if !errors.As(err, &hk) || len(hk.Known) == 0 || !strings.Contains(err.Error(), "CHANGED") || !strings.Contains(err.Error(), "ssh-keygen -R") {
-		t.Fatalf("changed key: %v", err)
-	}
-	if b, _ := os.ReadFile(wrong); strings.Count(string(b), "\n") != 1 {
-		t.Errorf("a changed key was recorded: %q", b)
-	}
-}
-
 // TestSSHLegacyAlgorithms: a server limited to the algorithms of a 2011 device is refused unless the target opts in.
 func TestSSHLegacyAlgorithms(t *testing.T) {
 	srv := sshdtest.Start(t, sshdtest.Options{Legacy: true})

@@ -23,7 +23,7 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	runner.Tool = "bench-bridge " + version()
 	root := newRoot(stdout, stderr)
-	root.SetArgs(args)
+	root.SetArgs(joinAcceptHostKey(args))
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintf(stderr, "bench-bridge: error: %v\n", err)
 		if ctx.Err() != nil {

@@ -13,10 +13,13 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
@@ -28,6 +31,14 @@ type Options struct {
 	Legacy bool
 	// NoSFTP leaves out the sftp subsystem, as on devices whose sshd has none.
 	NoSFTP bool
+	// HostCertificate has the server present its host key as a certificate signed by a CA of its own (CAKey), valid
+	// for the address it listens on.
+	HostCertificate bool
+	// Namespace runs sshd in a network namespace the test made, listening on ListenAddr (an address of that
+	// namespace) and Port (default 22).
+	Namespace  *Namespace
+	ListenAddr string
+	Port       int
 }
 
 // Server is a running sshd.
@@ -37,6 +48,7 @@ type Server struct {
 	Identity   string // private key file whose public key is authorized
 	KnownHosts string // a known_hosts file holding the server's host key for Addr
 	HostKey    string // the server's public host key, as in a .pub file
+	CAKey      string // with HostCertificate, the CA's public key that signed the host certificate
 	Dir        string
 
 	log syncBuffer
@@ -95,23 +107,39 @@ func Start(t testing.TB, o Options) *Server {
 		t.Fatal(err)
 	}
 	s.HostKey = strings.TrimSpace(string(hostPub))
+	listen := o.ListenAddr
+	if listen == "" {
+		listen = "127.0.0.1"
+	}
+	if o.HostCertificate {
+		s.CAKey = signHostKey(t, keygen, s.Dir, hostKey, listen)
+	}
 
-	// A port that was free a moment ago can be taken by the time sshd binds it: try a few.
+	// A port that was free a moment ago can be taken by the time sshd binds it: try a few. In a namespace of the
+	// test's own every port is free.
 	for attempt := 0; ; attempt++ {
-		port := freePort(t)
+		port, command, dial := o.Port, []string{sshd}, net.DialTimeout
+		if o.Namespace == nil {
+			port = freePort(t)
+		} else {
+			if port == 0 {
+				port = 22
+			}
+			command, dial = o.Namespace.Command(sshd), o.Namespace.DialTimeout
+		}
 		cfg := filepath.Join(s.Dir, "sshd_config")
-		if err := os.WriteFile(cfg, []byte(config(port, hostKey, authorized, o)), 0o600); err != nil {
+		if err := os.WriteFile(cfg, []byte(config(listen, port, hostKey, authorized, o)), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(sshd, "-D", "-e", "-f", cfg)
+		cmd := exec.Command(command[0], append(command[1:], "-D", "-e", "-f", cfg)...)
 		cmd.Stdout, cmd.Stderr = &s.log, &s.log
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("starting sshd: %v", err)
 		}
 		exited := make(chan struct{})
 		go func() { cmd.Wait(); close(exited) }()
-		s.Addr = fmt.Sprintf("127.0.0.1:%d", port)
-		if waitReady(s.Addr, exited) {
+		s.Addr = net.JoinHostPort(listen, strconv.Itoa(port))
+		if waitReady(s.Addr, dial, exited) {
 			t.Cleanup(func() {
 				cmd.Process.Kill()
 				<-exited
@@ -120,7 +148,7 @@ func Start(t testing.TB, o Options) *Server {
 		}
 		cmd.Process.Kill()
 		<-exited
-		if attempt == 2 {
+		if attempt == 2 || o.Namespace != nil {
 			t.Fatalf("sshd did not start:\n%s", s.Log())
 		}
 	}
@@ -132,20 +160,56 @@ func Start(t testing.TB, o Options) *Server {
 // AddKnownHost records the server's host key for addr (a proxy in front of it, for example) in KnownHosts.
 func (s *Server) AddKnownHost(t testing.TB, addr string) {
 	t.Helper()
-	host, port, _ := net.SplitHostPort(addr)
-	f, err := os.OpenFile(s.KnownHosts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	AppendLine(t, s.KnownHosts, s.KnownHostsLine(addr))
+}
+
+// KnownHostsLine is the known_hosts line for the server's host key at addr, written as OpenSSH writes it.
+func (s *Server) KnownHostsLine(addr string) string {
+	fields := strings.Fields(s.HostKey)
+	return knownhosts.Normalize(addr) + " " + fields[0] + " " + fields[1]
+}
+
+// AppendLine adds a line to a file (a known_hosts or an ssh config), making it and its directory when needed.
+func AppendLine(t testing.TB, file, line string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fields := strings.Fields(s.HostKey)
-	fmt.Fprintf(f, "[%s]:%s %s %s\n", host, port, fields[0], fields[1])
+	if _, err := fmt.Fprintln(f, line); err != nil {
+		t.Fatal(err)
+	}
 }
 
-func config(port int, hostKey, authorized string, o Options) string {
+// signHostKey makes a CA and signs the host key with it for principal, as an administrator does with
+// ssh-keygen -s; sshd finds the certificate next to the key. It returns the CA's public key.
+func signHostKey(t testing.TB, keygen, dir, hostKey, principal string) string {
+	t.Helper()
+	ca := filepath.Join(dir, "host_ca")
+	for _, args := range [][]string{
+		{"-q", "-t", "ed25519", "-N", "", "-C", "bench-bridge test CA", "-f", ca},
+		{"-q", "-s", ca, "-I", "bench-bridge test host", "-h", "-n", principal, "-V", "-1h:+1d", hostKey + ".pub"},
+	} {
+		if out, err := exec.Command(keygen, args...).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	pub, err := os.ReadFile(ca + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(pub))
+	return f[0] + " " + f[1]
+}
+
+func config(listen string, port int, hostKey, authorized string, o Options) string {
 	lines := []string{
 		fmt.Sprintf("Port %d", port),
-		"ListenAddress 127.0.0.1",
+		"ListenAddress " + listen,
 		"HostKey " + hostKey,
 		"PidFile none",
 		"AuthorizedKeysFile " + authorized,
@@ -159,6 +223,9 @@ func config(port int, hostKey, authorized string, o Options) string {
 	}
 	if !o.NoSFTP {
 		lines = append(lines, "Subsystem sftp internal-sftp")
+	}
+	if o.HostCertificate {
+		lines = append(lines, "HostCertificate "+hostKey+"-cert.pub")
 	}
 	if o.Legacy {
 		lines = append(lines,
@@ -182,7 +249,7 @@ func freePort(t testing.TB) int {
 }
 
 // waitReady waits for the server's SSH banner.
-func waitReady(addr string, exited <-chan struct{}) bool {
+func waitReady(addr string, dial func(network, addr string, timeout time.Duration) (net.Conn, error), exited <-chan struct{}) bool {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
@@ -190,7 +257,7 @@ func waitReady(addr string, exited <-chan struct{}) bool {
 			return false
 		default:
 		}
-		c, err := net.DialTimeout("tcp", addr, time.Second)
+		c, err := dial("tcp", addr, time.Second)
 		if err == nil {
 			c.SetDeadline(time.Now().Add(2 * time.Second))
 			line, _ := bufio.NewReader(c).ReadString('\n')

@@ -1,0 +1,144 @@
+package sshdtest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
+)
+
+// Namespace is a network namespace the test made: only the links the test adds reach it. It is deleted when the
+// test ends.
+type Namespace struct {
+	Name string
+}
+
+// nsSeq numbers the namespaces and links of this process; with the pid it makes names no parallel run shares.
+var nsSeq atomic.Int32
+
+// NewNamespace makes a network namespace with its loopback up. It needs ip (iproute2) and the right to make
+// namespaces (root): without them the test fails in CI and skips elsewhere.
+func NewNamespace(t testing.TB) *Namespace {
+	t.Helper()
+	testenv.Require(t, "ip", "apt-get install iproute2")
+	n := &Namespace{Name: fmt.Sprintf("bbtest-%d-%d", os.Getpid(), nsSeq.Add(1))}
+	if out, err := runIP("netns", "add", n.Name); err != nil {
+		testenv.Missing(t, fmt.Sprintf("cannot make a network namespace (ip netns add needs root): %v: %s", err, strings.TrimSpace(string(out))))
+	}
+	t.Cleanup(func() { runIP("netns", "delete", n.Name) })
+	ip(t, n, "link", "set", "lo", "up")
+	return n
+}
+
+// ip runs ip -n NAME ARGS (ip ARGS in the test's own namespace when ns is nil) and fails the test if it fails.
+func ip(t testing.TB, ns *Namespace, args ...string) {
+	t.Helper()
+	if ns != nil {
+		args = append([]string{"-n", ns.Name}, args...)
+	}
+	if out, err := runIP(args...); err != nil {
+		t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+}
+
+// runIP runs ip with a deadline, as every child process has.
+func runIP(args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return exec.CommandContext(ctx, "ip", args...).CombinedOutput()
+}
+
+// Command is the command line that runs argv inside the namespace.
+func (n *Namespace) Command(argv ...string) []string {
+	return append([]string{"ip", "netns", "exec", n.Name}, argv...)
+}
+
+// Link joins a and b with a veth pair; nil stands for the test's own namespace (the host). Each end gets an address
+// of a /30 in 198.18.0.0/15, the range set aside for network tests (RFC 2544), chosen by pid so that parallel runs do
+// not share one. Nothing routes beyond the pair: a namespace reaches only the other end of each of its links.
+func Link(t testing.TB, a, b *Namespace) (addrA, addrB string) {
+	t.Helper()
+	seq := nsSeq.Add(1)
+	base := freeBlock(uint32(os.Getpid())*64 + uint32(seq))
+	addrA, addrB = ipv4(base+1), ipv4(base+2)
+	endA, endB := fmt.Sprintf("bb%dl%da", os.Getpid(), seq), fmt.Sprintf("bb%dl%db", os.Getpid(), seq)
+	ip(t, nil, "link", "add", endA, "type", "veth", "peer", "name", endB)
+	t.Cleanup(func() { runIP("link", "delete", endA); runIP("link", "delete", endB) }) // gone with a namespace already
+	for _, end := range []struct {
+		ns        *Namespace
+		dev, addr string
+	}{{a, endA, addrA}, {b, endB, addrB}} {
+		if end.ns != nil {
+			ip(t, nil, "link", "set", end.dev, "netns", end.ns.Name)
+		}
+		ip(t, end.ns, "addr", "add", end.addr+"/30", "dev", end.dev)
+		ip(t, end.ns, "link", "set", end.dev, "up")
+	}
+	return addrA, addrB
+}
+
+// freeBlock picks a /30 of 198.18.0.0/15 that no address of the host falls in, starting from the one seed names.
+func freeBlock(seed uint32) uint32 {
+	used := map[uint32]bool{}
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil {
+				v := n.IP.To4()
+				used[(uint32(v[0])<<24|uint32(v[1])<<16|uint32(v[2])<<8|uint32(v[3]))&^3] = true
+			}
+		}
+	}
+	for i := uint32(0); ; i++ {
+		base := uint32(198)<<24 | uint32(18)<<16 | ((seed+i)%(1<<15))*4 // 2^15 blocks of 4 addresses
+		if !used[base] || i == 1<<15 {
+			return base
+		}
+	}
+}
+
+func ipv4(v uint32) string { return net.IPv4(byte(v>>24), byte(v>>16), byte(v>>8), byte(v)).String() }
+
+// DialTimeout connects from inside the namespace: the socket is made on a thread that has entered it.
+func (n *Namespace) DialTimeout(network, addr string, timeout time.Duration) (net.Conn, error) {
+	type result struct {
+		c   net.Conn
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread() // left locked if the thread cannot go back: it then ends with this goroutine
+		self, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		defer unix.Close(self)
+		target, err := unix.Open("/run/netns/"+n.Name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		defer unix.Close(target)
+		if err := unix.Setns(target, unix.CLONE_NEWNET); err != nil {
+			done <- result{nil, err}
+			return
+		}
+		c, err := net.DialTimeout(network, addr, timeout)
+		if unix.Setns(self, unix.CLONE_NEWNET) == nil {
+			runtime.UnlockOSThread()
+		}
+		done <- result{c, err}
+	}()
+	r := <-done
+	return r.c, r.err
+}
