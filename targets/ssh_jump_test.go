@@ -1,0 +1,126 @@
+package targets_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/internal/sshdtest"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
+	"github.com/bench-bridge/bench-bridge/targets"
+)
+
+// TestSSHProxyJump: a board in a network namespace that only a lab machine (in another namespace) reaches, named
+// in ~/.ssh/config with ProxyJump, as people set it up. bench-bridge on the host reaches it through one jump host,
+// and through two (the second written user@host:port and reachable only from the first), each hop with its own
+// identity and host key; OpenSSH's ssh reaches it with the same files.
+func TestSSHProxyJump(t *testing.T) {
+	labNS, boardNS := sshdtest.NewNamespace(t), sshdtest.NewNamespace(t)
+	hostAddr, labAddr := sshdtest.Link(t, nil, labNS)       // the host reaches the lab machine
+	labInner, boardAddr := sshdtest.Link(t, labNS, boardNS) // only the lab machine reaches the board
+	lab := sshdtest.Start(t, sshdtest.Options{Namespace: labNS, ListenAddr: labAddr, Port: 2222})
+	inner := sshdtest.Start(t, sshdtest.Options{Namespace: labNS, ListenAddr: labInner, Port: 2223})
+	board := sshdtest.Start(t, sshdtest.Options{Namespace: boardNS, ListenAddr: boardAddr})
+	// The board's namespace has no route to the host (asked from inside it, so nothing leaves the machine).
+	if c, err := boardNS.DialTimeout("tcp", net.JoinHostPort(hostAddr, "22"), 2*time.Second); err == nil {
+		c.Close()
+		t.Fatal("the board reaches the host directly: the test's network is not what it claims")
+	}
+
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("SSH_AUTH_SOCK", "") // each hop logs in with its own IdentityFile
+	sshDir := filepath.Join(home, ".ssh")
+	known := filepath.Join(sshDir, "known_hosts")
+	sshdtest.AppendLine(t, filepath.Join(sshDir, "config"), fmt.Sprintf(`Host lab
+  HostName %s
+  Port 2222
+  IdentityFile %s
+Host board
+  HostName %s
+  IdentityFile %s
+  ProxyJump lab
+Host board-two-hops
+  HostName %s
+  IdentityFile %s
+  ProxyJump lab,%s@%s
+Host %s
+  IdentityFile %s
+Host *
+  UserKnownHostsFile %s
+  StrictHostKeyChecking yes
+  BatchMode yes
+`, labAddr, lab.Identity, boardAddr, board.Identity, boardAddr, board.Identity, inner.User, inner.Addr, labInner, inner.Identity, known))
+	for _, s := range []*sshdtest.Server{lab, inner, board} {
+		sshdtest.AppendLine(t, known, s.KnownHostsLine(s.Addr))
+	}
+
+	for _, host := range []string{"board", "board-two-hops"} {
+		t.Run(host, func(t *testing.T) {
+			tgt := openHost(t, host, targets.Overrides{})
+			ctx := context.Background()
+			var out bytes.Buffer
+			if err := tgt.Run(ctx, "/bin/sh", []string{"-c", "echo $SSH_CONNECTION"}, &out, &bytes.Buffer{}); err != nil {
+				t.Fatal(err)
+			}
+			// client address, port, server address, port: the board saw the lab machine connect, not the host.
+			if f := strings.Fields(out.String()); len(f) != 4 || f[0] != labInner || f[2] != boardAddr {
+				t.Fatalf("SSH_CONNECTION on the board %q, want from %s to %s", out.String(), labInner, boardAddr)
+			}
+			remote, err := tgt.Push(ctx, script(t, "prog", "echo pushed through the jump host\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.Reset()
+			if err := tgt.Run(ctx, remote, nil, &out, &bytes.Buffer{}); err != nil || out.String() != "pushed through the jump host\n" {
+				t.Fatalf("run: %q, %v", out.String(), err)
+			}
+			if err := tgt.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if m, ok := tgt.(interface{ Machine() string }); !ok || !strings.Contains(m.Machine(), boardAddr) {
+				t.Errorf("machine identity %v", tgt)
+			}
+			sshClient := testenv.Require(t, "ssh", "apt-get install openssh-client")
+			cmd := exec.Command(sshClient, "-F", filepath.Join(sshDir, "config"), host, "echo", "ok")
+			if b, err := cmd.CombinedOutput(); err != nil || string(b) != "ok\n" {
+				t.Errorf("OpenSSH's ssh with the same config: %v\n%s", err, b)
+			}
+		})
+	}
+
+	// A jump host whose key is not known is refused by name, and recorded with its fingerprint like any host.
+	os.WriteFile(known, []byte(board.KnownHostsLine(board.Addr)+"\n"), 0o600)
+	var hk *targets.HostKeyError
+	_, err := targets.Open(context.Background(), "board", &config.Config{Targets: map[string]config.Target{"board": {Kind: "ssh", Host: "board"}}}, targets.Overrides{})
+	if !errors.As(err, &hk) || !strings.Contains(err.Error(), "jump host "+lab.User+"@"+lab.Addr) || hk.Addr != "["+labAddr+"]:2222" {
+		t.Fatalf("unknown jump host: %v", err)
+	}
+	openHost(t, "board", targets.Overrides{AcceptHostKey: fingerprint(t, lab)}).Close()
+	if b, _ := os.ReadFile(known); !strings.Contains(string(b), lab.KnownHostsLine(lab.Addr)) {
+		t.Errorf("the jump host's key was not recorded: %q", b)
+	}
+}
+
+// openHost opens a webos-like target whose host is a name of ~/.ssh/config.
+func openHost(t *testing.T, host string, o targets.Overrides) targets.Target {
+	t.Helper()
+	spec := config.Target{Kind: "ssh", Host: host, Workdir: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tgt, err := targets.Open(ctx, "board", &config.Config{Targets: map[string]config.Target{"board": spec}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tgt.Close() })
+	return tgt
+}
