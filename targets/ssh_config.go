@@ -36,6 +36,8 @@ func loadSSHConfig(home string) (*sshConfig, error) {
 	return readSSHConfig(home, paths...)
 }
 
+// readSSHConfig reads the files in order. A file that cannot be read is an error naming it, except the system's:
+// the user did not write it, and some systems put there what the parser does not know (Match final).
 func readSSHConfig(home string, paths ...string) (*sshConfig, error) {
 	c := &sshConfig{home: home}
 	for _, p := range paths {
@@ -49,6 +51,9 @@ func readSSHConfig(home string, paths ...string) (*sshConfig, error) {
 				c.files, c.paths = append(c.files, cfg), append(c.paths, p)
 				continue
 			}
+		}
+		if p == systemSSHConfig {
+			continue
 		}
 		return nil, fmt.Errorf("ssh config %s: %w", p, err)
 	}

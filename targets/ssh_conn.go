@@ -56,27 +56,26 @@ func sshAlgorithms(legacy bool) ssh.Algorithms {
 	return a
 }
 
-// sshAuth collects the ways to log in: the identity given (flag or config), else the host's IdentityFile entries
-// in ~/.ssh/config; then the agent's keys; then, when neither names a file, the usual key files in ~/.ssh.
+// sshAuth collects the ways to log in, in ssh's order: the identity given (flag or config), then the host's
+// IdentityFile entries in ~/.ssh/config, then the agent's keys; the usual key files in ~/.ssh only when neither
+// names a file.
 func sshAuth(identity string, configured []string, legacy bool) (ssh.AuthMethod, io.Closer, error) {
 	var signers []ssh.Signer
 	var closer io.Closer = io.NopCloser(nil)
-	switch {
-	case identity != "":
+	if identity != "" {
 		s, err := readKey(identity)
 		if err != nil {
 			return nil, nil, err
 		}
 		signers = append(signers, s)
-	default:
-		for _, f := range configured { // as ssh, a missing IdentityFile of the config is passed over
-			s, err := readKey(f)
-			if err != nil && !errors.Is(err, os.ErrNotExist) {
-				return nil, nil, fmt.Errorf("IdentityFile of ~/.ssh/config: %w", err)
-			}
-			if err == nil {
-				signers = append(signers, s)
-			}
+	}
+	for _, f := range configured { // as in ssh, a missing IdentityFile of the config is passed over
+		s, err := readKey(f)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, nil, fmt.Errorf("IdentityFile of ~/.ssh/config: %w", err)
+		}
+		if err == nil {
+			signers = append(signers, s)
 		}
 	}
 	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" {

@@ -98,6 +98,10 @@ Host *
 		})
 	}
 
+	// As in ssh, --identity is tried first and the host's IdentityFile after it: a key the board does not take does
+	// not keep the configured one from logging in.
+	openHost(t, "board", targets.Overrides{Identity: lab.Identity}).Close()
+
 	// A jump host whose key is not known is refused by name, and recorded with its fingerprint like any host.
 	os.WriteFile(known, []byte(board.KnownHostsLine(board.Addr)+"\n"), 0o600)
 	var hk *targets.HostKeyError
