@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,42 +23,22 @@ import (
 // and through two (the second written user@host:port and reachable only from the first), each hop with its own
 // identity and host key; OpenSSH's ssh reaches it with the same files.
 func TestSSHProxyJump(t *testing.T) {
-	labNS, boardNS := sshdtest.NewNamespace(t), sshdtest.NewNamespace(t)
-	hostAddr, labAddr := sshdtest.Link(t, nil, labNS)       // the host reaches the lab machine
-	labInner, boardAddr := sshdtest.Link(t, labNS, boardNS) // only the lab machine reaches the board
-	lab := sshdtest.Start(t, sshdtest.Options{Namespace: labNS, ListenAddr: labAddr, Port: 2222})
-	inner := sshdtest.Start(t, sshdtest.Options{Namespace: labNS, ListenAddr: labInner, Port: 2223})
-	board := sshdtest.Start(t, sshdtest.Options{Namespace: boardNS, ListenAddr: boardAddr})
-	// The board's namespace has no route to the host (asked from inside it, so nothing leaves the machine).
-	if c, err := boardNS.DialTimeout("tcp", net.JoinHostPort(hostAddr, "22"), 2*time.Second); err == nil {
-		c.Close()
-		t.Fatal("the board reaches the host directly: the test's network is not what it claims")
-	}
+	l := sshdtest.StartLab(t)
+	lab, inner, board := l.Lab, l.Inner, l.Board
+	labInner, boardAddr := l.LabInner, strings.Split(board.Addr, ":")[0]
 
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("SSH_AUTH_SOCK", "") // each hop logs in with its own IdentityFile
 	sshDir := filepath.Join(home, ".ssh")
 	known := filepath.Join(sshDir, "known_hosts")
-	sshdtest.AppendLine(t, filepath.Join(sshDir, "config"), fmt.Sprintf(`Host lab
-  HostName %s
-  Port 2222
-  IdentityFile %s
-Host board
-  HostName %s
-  IdentityFile %s
-  ProxyJump lab
-Host board-two-hops
+	sshdtest.AppendLine(t, filepath.Join(sshDir, "config"), l.SSHConfig(known, fmt.Sprintf(`Host board-two-hops
   HostName %s
   IdentityFile %s
   ProxyJump lab,%s@%s
 Host %s
   IdentityFile %s
-Host *
-  UserKnownHostsFile %s
-  StrictHostKeyChecking yes
-  BatchMode yes
-`, labAddr, lab.Identity, boardAddr, board.Identity, boardAddr, board.Identity, inner.User, inner.Addr, labInner, inner.Identity, known))
+`, boardAddr, board.Identity, inner.User, inner.Addr, labInner, inner.Identity)))
 	for _, s := range []*sshdtest.Server{lab, inner, board} {
 		sshdtest.AppendLine(t, known, s.KnownHostsLine(s.Addr))
 	}
@@ -106,7 +85,7 @@ Host *
 	os.WriteFile(known, []byte(board.KnownHostsLine(board.Addr)+"\n"), 0o600)
 	var hk *targets.HostKeyError
 	_, err := targets.Open(context.Background(), "board", &config.Config{Targets: map[string]config.Target{"board": {Kind: "ssh", Host: "board"}}}, targets.Overrides{})
-	if !errors.As(err, &hk) || !strings.Contains(err.Error(), "jump host "+lab.User+"@"+lab.Addr) || hk.Addr != "["+labAddr+"]:2222" {
+	if !errors.As(err, &hk) || !strings.Contains(err.Error(), "jump host "+lab.User+"@"+lab.Addr) || hk.Addr != "["+strings.Split(lab.Addr, ":")[0]+"]:2222" {
 		t.Fatalf("unknown jump host: %v", err)
 	}
 	openHost(t, "board", targets.Overrides{AcceptHostKey: fingerprint(t, lab)}).Close()

@@ -142,3 +142,53 @@ func (n *Namespace) DialTimeout(network, addr string, timeout time.Duration) (ne
 	r := <-done
 	return r.c, r.err
 }
+
+// Lab is a board that only a lab machine reaches, as in a device lab: the lab machine's namespace is linked to the
+// host and to the board's namespace, the board's only to the lab machine's. The lab machine runs two sshds: Lab on
+// the host's side (port 2222) and Inner on the board's side (port 2223), which the host cannot reach either.
+type Lab struct {
+	Lab, Inner, Board *Server
+	HostAddr          string // the host's end of its link to the lab machine
+	LabInner          string // the lab machine's end of its link to the board: where the board sees it connect from
+	BoardNS           *Namespace
+}
+
+// StartLab makes the namespaces and links and starts the three sshds.
+func StartLab(t testing.TB) *Lab {
+	t.Helper()
+	labNS, boardNS := NewNamespace(t), NewNamespace(t)
+	hostAddr, labAddr := Link(t, nil, labNS)
+	labInner, boardAddr := Link(t, labNS, boardNS)
+	l := &Lab{
+		Lab:      Start(t, Options{Namespace: labNS, ListenAddr: labAddr, Port: 2222}),
+		Inner:    Start(t, Options{Namespace: labNS, ListenAddr: labInner, Port: 2223}),
+		Board:    Start(t, Options{Namespace: boardNS, ListenAddr: boardAddr}),
+		HostAddr: hostAddr, LabInner: labInner, BoardNS: boardNS,
+	}
+	// The board's namespace has no route to the host (asked from inside it, so nothing leaves the machine).
+	if c, err := boardNS.DialTimeout("tcp", net.JoinHostPort(hostAddr, "22"), 2*time.Second); err == nil {
+		c.Close()
+		t.Fatal("the board reaches the host directly: the test's network is not what it claims")
+	}
+	return l
+}
+
+// SSHConfig is ~/.ssh/config text that names the lab machine "lab" and the board "board", behind ProxyJump lab,
+// each with its own identity; extra is added before the closing Host * entry, which points ssh at knownHosts.
+func (l *Lab) SSHConfig(knownHosts, extra string) string {
+	labHost, _, _ := net.SplitHostPort(l.Lab.Addr)
+	boardHost, _, _ := net.SplitHostPort(l.Board.Addr)
+	return fmt.Sprintf(`Host lab
+  HostName %s
+  Port 2222
+  IdentityFile %s
+Host board
+  HostName %s
+  IdentityFile %s
+  ProxyJump lab
+%sHost *
+  UserKnownHostsFile %s
+  StrictHostKeyChecking yes
+  BatchMode yes
+`, labHost, l.Lab.Identity, boardHost, l.Board.Identity, extra, knownHosts)
+}
