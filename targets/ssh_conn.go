@@ -141,7 +141,7 @@ func readKey(file string) (ssh.Signer, error) {
 
 // sshStepTimeout bounds each step of a connection: reaching a host (directly or through a jump host), then its
 // handshake and login.
-const sshStepTimeout = 20 * time.Second
+var sshStepTimeout = 20 * time.Second // a variable for the tests
 
 // dialSSH connects and logs in, through the jump hosts when there are any: each is an ssh client that the next
 // connection is dialled through, with its own host key check and login. The returned client closes them all.
@@ -153,14 +153,14 @@ func dialSSH(ctx context.Context, addr sshAddr, hk *hostKeys, identity string, l
 		}
 	}
 	for _, hop := range addr.Jumps {
-		c, err := dialHop(ctx, via, hop, hk, "", legacy)
+		c, err := dialHop(ctx, via, hop, hk, "", legacy, true)
 		if err != nil {
 			closeAll()
 			return nil, fmt.Errorf("jump host %s: %w", hop, err)
 		}
 		via = c
 	}
-	c, err := dialHop(ctx, via, addr, hk, identity, legacy)
+	c, err := dialHop(ctx, via, addr, hk, identity, legacy, false)
 	if err != nil {
 		closeAll()
 		if via != nil {
@@ -172,9 +172,9 @@ func dialSSH(ctx context.Context, addr sshAddr, hk *hostKeys, identity string, l
 }
 
 // dialHop reaches addr, directly or through the jump host via, and logs in; the connection it returns closes via
-// when it closes.
-func dialHop(ctx context.Context, via *ssh.Client, addr sshAddr, hk *hostKeys, identity string, legacy bool) (*ssh.Client, error) {
-	ctx, cancel := context.WithTimeout(ctx, sshStepTimeout)
+// when it closes. jump says addr is itself a jump host, for the hints.
+func dialHop(ctx context.Context, via *ssh.Client, addr sshAddr, hk *hostKeys, identity string, legacy, jump bool) (*ssh.Client, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, sshStepTimeout, fmt.Errorf("%s did not finish the ssh handshake within %s", addr.hostPort(), sshStepTimeout))
 	defer cancel()
 	auth, closer, err := sshAuth(identity, addr.Identities, legacy)
 	if err != nil {
@@ -211,10 +211,10 @@ func dialHop(ctx context.Context, via *ssh.Client, addr sshAddr, hk *hostKeys, i
 	stop()
 	if err != nil {
 		conn.Close()
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("no ssh handshake with %s within %s: %w", addr.hostPort(), sshStepTimeout, err)
+		if ctx.Err() != nil { // the step's deadline (or the caller's end) closed the connection
+			return nil, fmt.Errorf("%w (%v)", context.Cause(ctx), err)
 		}
-		return nil, explainDial(err, legacy)
+		return nil, explainDial(err, legacy, jump)
 	}
 	conn.SetDeadline(time.Time{})
 	return ssh.NewClient(c, chans, reqs), nil
@@ -232,8 +232,8 @@ func (v *viaConn) Close() error {
 	return err
 }
 
-// explainDial adds what to do to a failed handshake.
-func explainDial(err error, legacy bool) error {
+// explainDial adds what to do to a failed handshake; a jump host takes its key from ~/.ssh/config, not --identity.
+func explainDial(err error, legacy, jump bool) error {
 	var hk *HostKeyError
 	var neg *ssh.AlgorithmNegotiationError
 	switch {
@@ -242,6 +242,9 @@ func explainDial(err error, legacy bool) error {
 	case errors.As(err, &neg) && !legacy:
 		return fmt.Errorf("%w; the device speaks only old algorithms: if it is an old device you trust on this network, "+
 			"set legacy_algorithms = true in its [targets.NAME] section of the config", err)
+	case strings.Contains(err.Error(), "unable to authenticate") && jump:
+		return fmt.Errorf("%w; the jump host refused the keys offered: give its Host entry in ~/.ssh/config an IdentityFile, "+
+			"or load the key into ssh-agent", err)
 	case strings.Contains(err.Error(), "unable to authenticate"):
 		return fmt.Errorf("%w; the device refused the keys offered: add your public key to ~/.ssh/authorized_keys on it, "+
 			"or pass --identity FILE", err)

@@ -108,39 +108,48 @@ func freeBlock(seed uint32) uint32 {
 
 func ipv4(v uint32) string { return net.IPv4(byte(v>>24), byte(v>>16), byte(v>>8), byte(v)).String() }
 
-// DialTimeout connects from inside the namespace: the socket is made on a thread that has entered it.
+// DialTimeout connects from inside the namespace.
 func (n *Namespace) DialTimeout(network, addr string, timeout time.Duration) (net.Conn, error) {
-	type result struct {
-		c   net.Conn
-		err error
-	}
-	done := make(chan result, 1)
+	var c net.Conn
+	err := n.do(func() (err error) { c, err = net.DialTimeout(network, addr, timeout); return err })
+	return c, err
+}
+
+// Listen listens inside the namespace, for a server the test writes itself (one that never answers, say).
+func (n *Namespace) Listen(network, addr string) (net.Listener, error) {
+	var l net.Listener
+	err := n.do(func() (err error) { l, err = net.Listen(network, addr); return err })
+	return l, err
+}
+
+// do runs f on a thread that has entered the namespace: a socket belongs to the namespace it was made in.
+func (n *Namespace) do(f func() error) error {
+	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // left locked if the thread cannot go back: it then ends with this goroutine
 		self, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			done <- result{nil, err}
+			done <- err
 			return
 		}
 		defer unix.Close(self)
 		target, err := unix.Open("/run/netns/"+n.Name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			done <- result{nil, err}
+			done <- err
 			return
 		}
 		defer unix.Close(target)
 		if err := unix.Setns(target, unix.CLONE_NEWNET); err != nil {
-			done <- result{nil, err}
+			done <- err
 			return
 		}
-		c, err := net.DialTimeout(network, addr, timeout)
+		err = f()
 		if unix.Setns(self, unix.CLONE_NEWNET) == nil {
 			runtime.UnlockOSThread()
 		}
-		done <- result{c, err}
+		done <- err
 	}()
-	r := <-done
-	return r.c, r.err
+	return <-done
 }
 
 // Lab is a board that only a lab machine reaches, as in a device lab: the lab machine's namespace is linked to the
