@@ -18,6 +18,13 @@ import (
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
+// openKnown connects to srv checking its key against the known_hosts file known.
+func openKnown(t *testing.T, srv *sshdtest.Server, known string, o targets.Overrides) (targets.Target, error) {
+	t.Helper()
+	o.KnownHosts = known
+	return open(t, srv, config.Target{}, o)
+}
+
 // fingerprint is what ssh-keygen -lf prints for the server's host key.
 func fingerprint(t *testing.T, srv *sshdtest.Server) string {
 	t.Helper()
@@ -50,13 +57,13 @@ func TestSSHHostKeys(t *testing.T) {
 		}
 	}
 	var hk *targets.HostKeyError
-	_, err := open(t, srv, config.Target{KnownHosts: known}, targets.Overrides{})
+	_, err := openKnown(t, srv, known, targets.Overrides{})
 	if !errors.As(err, &hk) || !strings.Contains(err.Error(), "--accept-host-key "+fp) || !strings.Contains(err.Error(), "ssh-ed25519") {
 		t.Fatalf("unknown host: %v", err)
 	}
 	notWritten("without --accept-host-key")
 
-	_, err = open(t, srv, config.Target{KnownHosts: known}, targets.Overrides{AcceptHostKey: targets.AcceptHostKeyUnchecked})
+	_, err = openKnown(t, srv, known, targets.Overrides{AcceptHostKey: targets.AcceptHostKeyUnchecked})
 	if !errors.As(err, &hk) || !strings.Contains(err.Error(), "takes the fingerprint") || !strings.Contains(err.Error(), "--accept-host-key "+fp) {
 		t.Fatalf("bare --accept-host-key: %v", err)
 	}
@@ -64,20 +71,20 @@ func TestSSHHostKeys(t *testing.T) {
 
 	other := sshdtest.Start(t, sshdtest.Options{})
 	otherFP := fingerprint(t, other)
-	_, err = open(t, srv, config.Target{KnownHosts: known}, targets.Overrides{AcceptHostKey: otherFP})
+	_, err = openKnown(t, srv, known, targets.Overrides{AcceptHostKey: otherFP})
 	if !errors.As(err, &hk) || !strings.Contains(err.Error(), "does not match") || !strings.Contains(err.Error(), fp) ||
 		!strings.Contains(err.Error(), otherFP) {
 		t.Fatalf("another fingerprint: %v", err)
 	}
 	notWritten("a fingerprint that does not match")
 
-	if _, err = open(t, srv, config.Target{KnownHosts: known}, targets.Overrides{AcceptHostKey: "yes"}); err == nil ||
+	if _, err = openKnown(t, srv, known, targets.Overrides{AcceptHostKey: "yes"}); err == nil ||
 		!strings.Contains(err.Error(), `--accept-host-key "yes" is not a host key fingerprint`) {
 		t.Fatalf("not a fingerprint: %v", err)
 	}
 
 	var log bytes.Buffer
-	if _, err := open(t, srv, config.Target{KnownHosts: known}, targets.Overrides{AcceptHostKey: fp, Log: &log}); err != nil {
+	if _, err := openKnown(t, srv, known, targets.Overrides{AcceptHostKey: fp, Log: &log}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(known)
@@ -87,7 +94,7 @@ func TestSSHHostKeys(t *testing.T) {
 	if !keygenFinds(t, known, srv.Addr) {
 		t.Errorf("ssh-keygen -F does not find the recorded entry")
 	}
-	if _, err := open(t, srv, config.Target{KnownHosts: known}, targets.Overrides{}); err != nil {
+	if _, err := openKnown(t, srv, known, targets.Overrides{}); err != nil {
 		t.Fatalf("recorded key not accepted: %v", err)
 	}
 
@@ -95,7 +102,7 @@ func TestSSHHostKeys(t *testing.T) {
 	// key's fingerprint does not record it over the old one.
 	wrong := filepath.Join(t.TempDir(), "known_hosts")
 	sshdtest.AppendLine(t, wrong, other.KnownHostsLine(srv.Addr))
-	_, err = open(t, srv, config.Target{KnownHosts: wrong}, targets.Overrides{AcceptHostKey: fp})
+	_, err = openKnown(t, srv, wrong, targets.Overrides{AcceptHostKey: fp})
 	if !errors.As(err, &hk) || len(hk.Known) == 0 || !strings.Contains(err.Error(), "CHANGED") || !strings.Contains(err.Error(), "ssh-keygen -R") {
 		t.Fatalf("changed key: %v", err)
 	}
@@ -114,7 +121,7 @@ func TestSSHHostKeysHashed(t *testing.T) {
 	if out, err := exec.Command(keygen, "-H", "-f", known).CombinedOutput(); err != nil {
 		t.Fatalf("ssh-keygen -H: %v\n%s", err, out)
 	}
-	if _, err := open(t, srv, config.Target{KnownHosts: known}, targets.Overrides{AcceptHostKey: fingerprint(t, srv)}); err != nil {
+	if _, err := openKnown(t, srv, known, targets.Overrides{AcceptHostKey: fingerprint(t, srv)}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(known)
@@ -125,7 +132,7 @@ func TestSSHHostKeysHashed(t *testing.T) {
 	if !keygenFinds(t, known, srv.Addr) {
 		t.Errorf("ssh-keygen -F does not find the hashed entry")
 	}
-	if _, err := open(t, srv, config.Target{KnownHosts: known}, targets.Overrides{}); err != nil {
+	if _, err := openKnown(t, srv, known, targets.Overrides{}); err != nil {
 		t.Fatalf("hashed entry not accepted: %v", err)
 	}
 }
@@ -148,37 +155,37 @@ func TestSSHHostCertificate(t *testing.T) {
 	port := strings.TrimPrefix(srv.Addr, "127.0.0.1:") // x/crypto matches a pattern's port exactly, and * only port 22
 
 	for _, pattern := range []string{"[127.0.0.1]:" + port, "[127.0.0.*]:" + port} {
-		tgt, err := open(t, srv, config.Target{KnownHosts: knownFile(ca(srv, pattern))}, targets.Overrides{})
+		tgt, err := openKnown(t, srv, knownFile(ca(srv, pattern)), targets.Overrides{})
 		if err != nil {
 			t.Fatalf("certificate of a known authority (%s): %v\nsshd:\n%s", pattern, err, srv.Log())
 		}
 		tgt.Close()
 	}
-	if _, err := open(t, srv, config.Target{KnownHosts: knownFile(ca(other, "[127.0.0.1]:"+port))}, targets.Overrides{}); err == nil ||
+	if _, err := openKnown(t, srv, knownFile(ca(other, "[127.0.0.1]:"+port)), targets.Overrides{}); err == nil ||
 		!strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("a certificate of another authority: %v", err)
 	}
 
 	var hk *targets.HostKeyError
-	_, err := open(t, plain, config.Target{KnownHosts: knownFile(ca(srv, knownhosts.Normalize(plain.Addr)), other.KnownHostsLine(plain.Addr))}, targets.Overrides{})
+	_, err := openKnown(t, plain, knownFile(ca(srv, knownhosts.Normalize(plain.Addr)), other.KnownHostsLine(plain.Addr)), targets.Overrides{})
 	if !errors.As(err, &hk) || !strings.Contains(err.Error(), "CHANGED") {
 		t.Fatalf("a changed plain key next to an authority: %v", err)
 	}
 	onlyCA := knownFile(ca(srv, knownhosts.Normalize(plain.Addr)))
-	_, err = open(t, plain, config.Target{KnownHosts: onlyCA}, targets.Overrides{})
+	_, err = openKnown(t, plain, onlyCA, targets.Overrides{})
 	if !errors.As(err, &hk) || strings.Contains(err.Error(), "CHANGED") || !strings.Contains(err.Error(), "--accept-host-key SHA256:") {
 		t.Fatalf("a plain key where only an authority is known: %v", err)
 	}
-	if _, err := open(t, plain, config.Target{KnownHosts: onlyCA}, targets.Overrides{AcceptHostKey: fingerprint(t, plain)}); err != nil {
+	if _, err := openKnown(t, plain, onlyCA, targets.Overrides{AcceptHostKey: fingerprint(t, plain)}); err != nil {
 		t.Fatalf("recording a plain key next to an authority: %v", err)
 	}
 
 	revoked := knownFile(plain.KnownHostsLine(plain.Addr), "@revoked * "+plain.HostKey)
-	_, err = open(t, plain, config.Target{KnownHosts: revoked}, targets.Overrides{AcceptHostKey: fingerprint(t, plain)})
+	_, err = openKnown(t, plain, revoked, targets.Overrides{AcceptHostKey: fingerprint(t, plain)})
 	if !errors.As(err, &hk) || hk.Revoked == nil || !strings.Contains(err.Error(), "@revoked") {
 		t.Fatalf("a revoked key: %v", err)
 	}
-	_, err = open(t, srv, config.Target{KnownHosts: knownFile(ca(srv, "[127.0.0.1]:"+port), "@revoked * "+srv.HostKey)}, targets.Overrides{})
+	_, err = openKnown(t, srv, knownFile(ca(srv, "[127.0.0.1]:"+port), "@revoked * "+srv.HostKey), targets.Overrides{})
 	if err == nil || !strings.Contains(err.Error(), "revoked") {
 		t.Fatalf("a certificate for a revoked key: %v", err)
 	}
@@ -190,13 +197,13 @@ func TestSSHKnownHostsLongLine(t *testing.T) {
 	srv := sshdtest.Start(t, sshdtest.Options{})
 	fine := filepath.Join(t.TempDir(), "known_hosts")
 	os.WriteFile(fine, []byte(srv.KnownHostsLine(srv.Addr)+"\n# "+strings.Repeat("x", 60<<10)+"\n"), 0o600)
-	if _, err := open(t, srv, config.Target{KnownHosts: fine}, targets.Overrides{}); err != nil {
+	if _, err := openKnown(t, srv, fine, targets.Overrides{}); err != nil {
 		t.Fatalf("a 60 KiB comment: %v", err)
 	}
 	for name, tail := range map[string]string{"70 KiB": strings.Repeat("x", 70<<10) + "\n", "8 MiB, no newline": strings.Repeat("y", 8<<20)} {
 		long := filepath.Join(t.TempDir(), "known_hosts")
 		os.WriteFile(long, []byte(srv.KnownHostsLine(srv.Addr)+"\n# "+tail), 0o600)
-		_, err := open(t, srv, config.Target{KnownHosts: long}, targets.Overrides{})
+		_, err := openKnown(t, srv, long, targets.Overrides{})
 		if err == nil || !strings.Contains(err.Error(), long+":2") || !strings.Contains(err.Error(), "64 KiB") {
 			t.Errorf("%s: %v", name, err)
 		}

@@ -84,7 +84,7 @@ Host %s
 	// A jump host whose key is not known is refused by name, and recorded with its fingerprint like any host.
 	os.WriteFile(known, []byte(board.KnownHostsLine(board.Addr)+"\n"), 0o600)
 	var hk *targets.HostKeyError
-	_, err := targets.Open(context.Background(), "board", &config.Config{Targets: map[string]config.Target{"board": {Kind: "ssh", Host: "board"}}}, targets.Overrides{})
+	_, err := tryHost(t, "board", targets.Overrides{})
 	if !errors.As(err, &hk) || !strings.Contains(err.Error(), "jump host "+lab.User+"@"+lab.Addr) || hk.Addr != "["+strings.Split(lab.Addr, ":")[0]+"]:2222" {
 		t.Fatalf("unknown jump host: %v", err)
 	}
@@ -94,16 +94,24 @@ Host %s
 	}
 }
 
-// openHost opens a webos-like target whose host is a name of ~/.ssh/config.
+// openHost opens the built-in webos target with --host set to a name of ~/.ssh/config.
 func openHost(t *testing.T, host string, o targets.Overrides) targets.Target {
 	t.Helper()
-	spec := config.Target{Kind: "ssh", Host: host, Workdir: t.TempDir()}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	tgt, err := targets.Open(ctx, "board", &config.Config{Targets: map[string]config.Target{"board": spec}}, o)
+	tgt, err := tryHost(t, host, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { tgt.Close() })
 	return tgt
+}
+
+func tryHost(t *testing.T, host string, o targets.Overrides) (targets.Target, error) {
+	t.Helper()
+	o.Host, o.Workdir = host, t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tgt, err := targets.Open(ctx, "webos", &config.Config{}, o)
+	if err == nil {
+		t.Cleanup(func() { tgt.Close() })
+	}
+	return tgt, err
 }
