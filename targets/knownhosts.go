@@ -33,7 +33,7 @@ type HostKeyError struct {
 	Key     ssh.PublicKey // what the server offered
 	Known   []knownhosts.KnownKey
 	Revoked *knownhosts.KnownKey // the @revoked line that names Key
-	Accept  string               // what --accept-host-key said: a fingerprint, AcceptHostKeyUnchecked, or empty
+	Accept  string               // what --accept-host-key said: fingerprints, AcceptHostKeyUnchecked, or empty
 }
 
 func (e *HostKeyError) Error() string {
@@ -61,11 +61,12 @@ func (e *HostKeyError) Error() string {
 // hostKeys checks a server's key against a known_hosts file and records an unknown key when it is the one the user
 // checked.
 type hostKeys struct {
-	file   string
-	accept string // the fingerprint to record, AcceptHostKeyUnchecked, or empty
-	log    io.Writer
-	check  ssh.HostKeyCallback // nil while the file does not exist
-	facts  knownHostsFacts
+	file     string
+	accept   string   // as passed (normalized): fingerprints, AcceptHostKeyUnchecked, or empty
+	accepted []string // the fingerprints of keys to record
+	log      io.Writer
+	check    ssh.HostKeyCallback // nil while the file does not exist
+	facts    knownHostsFacts
 }
 
 // knownHostsFacts are what the x/crypto reader does not tell: which lines are certificate authorities, and whether
@@ -75,15 +76,20 @@ type knownHostsFacts struct {
 	hashed  bool
 }
 
+// newHostKeys reads file; accept is what --accept-host-key said: one fingerprint, or several separated by commas
+// (a board and the jump host in front of it), or AcceptHostKeyUnchecked.
 func newHostKeys(file, accept string, log io.Writer) (*hostKeys, error) {
-	if accept != "" && accept != AcceptHostKeyUnchecked {
-		fp, err := parseFingerprint(accept)
-		if err != nil {
-			return nil, err
-		}
-		accept = fp
-	}
 	h := &hostKeys{file: file, accept: accept, log: log}
+	if accept != "" && accept != AcceptHostKeyUnchecked {
+		for _, a := range strings.Split(accept, ",") {
+			fp, err := parseFingerprint(strings.TrimSpace(a))
+			if err != nil {
+				return nil, err
+			}
+			h.accepted = append(h.accepted, fp)
+		}
+		h.accept = strings.Join(h.accepted, ",")
+	}
 	facts, err := scanKnownHosts(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return h, nil
@@ -197,7 +203,7 @@ func (h *hostKeys) callback(hostname string, remote net.Addr, key ssh.PublicKey)
 		}
 		e.Known = h.plain(ke.Want)
 	}
-	if len(e.Known) > 0 || h.accept != ssh.FingerprintSHA256(key) {
+	if len(e.Known) > 0 || !slices.Contains(h.accepted, ssh.FingerprintSHA256(key)) {
 		return e
 	}
 	return h.record(e.Addr, key)

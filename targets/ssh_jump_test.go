@@ -81,16 +81,23 @@ Host %s
 	// not keep the configured one from logging in.
 	openHost(t, "board", targets.Overrides{Identity: lab.Identity}).Close()
 
-	// A jump host whose key is not known is refused by name, and recorded with its fingerprint like any host.
-	os.WriteFile(known, []byte(board.KnownHostsLine(board.Addr)+"\n"), 0o600)
+	// A jump host whose key is not known is refused by name; the first connection to a new lab records the jump
+	// host's and the board's keys at once when given both fingerprints.
+	os.WriteFile(known, nil, 0o600)
 	var hk *targets.HostKeyError
 	_, err := tryHost(t, "board", targets.Overrides{})
 	if !errors.As(err, &hk) || !strings.Contains(err.Error(), "jump host "+lab.User+"@"+lab.Addr) || hk.Addr != "["+strings.Split(lab.Addr, ":")[0]+"]:2222" {
 		t.Fatalf("unknown jump host: %v", err)
 	}
-	openHost(t, "board", targets.Overrides{AcceptHostKey: fingerprint(t, lab)}).Close()
-	if b, _ := os.ReadFile(known); !strings.Contains(string(b), lab.KnownHostsLine(lab.Addr)) {
-		t.Errorf("the jump host's key was not recorded: %q", b)
+	_, err = tryHost(t, "board", targets.Overrides{AcceptHostKey: fingerprint(t, lab)})
+	if !errors.As(err, &hk) || hk.Addr != boardAddr || !strings.Contains(err.Error(), "does not match") {
+		t.Fatalf("the board with only the jump host's fingerprint: %v", err)
+	}
+	os.WriteFile(known, nil, 0o600)
+	openHost(t, "board", targets.Overrides{AcceptHostKey: fingerprint(t, lab) + "," + fingerprint(t, board)}).Close()
+	b, _ := os.ReadFile(known)
+	if want := lab.KnownHostsLine(lab.Addr) + "\n" + board.KnownHostsLine(board.Addr) + "\n"; string(b) != want {
+		t.Errorf("known_hosts %q, want %q", b, want)
 	}
 }
 

@@ -58,7 +58,7 @@ func (o *runOptions) register(cmd *cobra.Command, bridge bool) {
 	f.StringVar(&o.target.Host, "host", "", "ssh: [user@]host[:port] of the device")
 	f.StringVar(&o.target.Identity, "identity", "", "ssh: private key file")
 	f.StringVar(&o.target.KnownHosts, "known-hosts", "", "ssh: known_hosts file (default ~/.ssh/known_hosts)")
-	f.StringVar(&o.target.AcceptHostKey, "accept-host-key", "", "ssh: record an unknown host key in the known_hosts file when its `fingerprint` is this one (SHA256:..., as ssh-keygen -lf prints it on the device); a changed key is always refused")
+	f.StringVar(&o.target.AcceptHostKey, "accept-host-key", "", "ssh: record an unknown host key in the known_hosts file when its `fingerprint` is this one (SHA256:..., as ssh-keygen -lf prints it on the device; several separated by commas); a changed key is always refused")
 	f.Lookup("accept-host-key").NoOptDefVal = targets.AcceptHostKeyUnchecked // bare: the error prints the fingerprint to pass
 	f.StringVar(&o.target.RunPrefix, "run-prefix", "", "command put before the program on the device, e.g. \"taskset -c 1\"")
 	f.StringVar(&o.target.Workdir, "workdir", "", "directory for the programs on the device")
