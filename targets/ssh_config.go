@@ -110,8 +110,8 @@ func splitSSHHost(s string) (sshAddr, error) {
 }
 
 // resolve turns a destination into where to connect, as ssh does: the user and port written in it win, then the
-// first value the config gives for the host (HostName, User, Port, IdentityFile, ProxyJump), then port 22 and the
-// local user. The jump hosts come first in Jumps, in the order they are dialled.
+// first value the config gives for the host (HostName, User, Port, IdentityFile, ProxyJump, HostKeyAlias), then port
+// 22 and the local user. The jump hosts come first in Jumps, in the order they are dialled.
 func (c *sshConfig) resolve(dest string) (sshAddr, error) { return c.resolveHop(dest, true, 0) }
 
 func (c *sshConfig) resolveHop(dest string, jumps bool, depth int) (sshAddr, error) {
@@ -145,6 +145,7 @@ func (c *sshConfig) resolveHop(dest string, jumps bool, depth int) (sshAddr, err
 	if a.Port == "" {
 		a.Port = "22"
 	}
+	a.KeyAlias, _ = c.get(alias, "HostKeyAlias")
 	for _, id := range c.getAll(alias, "IdentityFile") {
 		if !strings.EqualFold(id, "none") {
 			a.Identities = append(a.Identities, c.expand(id, alias, a))

@@ -28,6 +28,7 @@ Host gw.lab
   Port 2222
 Host twohop
   HostName 198.18.0.10
+  HostKeyAlias twohop-key
   ProxyJump me@hop1:2022,ssh://hop2.lab
 Host hop1
   HostName 198.18.0.20
@@ -85,7 +86,7 @@ func TestSSHConfigPrecedence(t *testing.T) {
 			t.Errorf("%s: %v", tc.dest, err)
 			continue
 		}
-		if got := hop(a); got != tc.want || !slices.Equal(a.Identities, tc.ids) {
+		if got := hop(a); got != tc.want || !slices.Equal(a.Identities, tc.ids) || (a.KeyAlias != "") != (tc.dest == "twohop") {
 			t.Errorf("%s: %s %q, want %s %q", tc.dest, got, a.Identities, tc.want, tc.ids)
 		}
 		if tc.sshArgs != nil {

@@ -19,15 +19,25 @@ import (
 // sshAddr is where an ssh target lives.
 type sshAddr struct {
 	User, Host, Port string
-	Identities       []string  // IdentityFile entries of ~/.ssh/config, for when no identity is given
+	Identities       []string  // IdentityFile entries of ~/.ssh/config
 	Jumps            []sshAddr // ProxyJump hosts, in the order they are dialled
+	KeyAlias         string    // HostKeyAlias: the name known_hosts has the host's key under
 }
 
 // String is user@host:port, the way errors name the device.
 func (a sshAddr) String() string { return a.User + "@" + net.JoinHostPort(a.Host, a.Port) }
 
-// hostPort is what known_hosts and the dialer take.
+// hostPort is what the dialer takes.
 func (a sshAddr) hostPort() string { return net.JoinHostPort(a.Host, a.Port) }
+
+// keyName is what known_hosts is asked about: host:port, or the HostKeyAlias alone (port 22 reads as no port), as ssh
+// does.
+func (a sshAddr) keyName() string {
+	if a.KeyAlias != "" {
+		return net.JoinHostPort(a.KeyAlias, "22")
+	}
+	return a.hostPort()
+}
 
 // parseSSHHost reads [user@]host[:port] and resolves it through ~/.ssh/config as ssh does.
 func parseSSHHost(s string) (sshAddr, error) {
@@ -182,7 +192,7 @@ func dialHop(ctx context.Context, via *ssh.Client, addr sshAddr, hk *hostKeys, i
 	}
 	defer closer.Close()
 	algos := sshAlgorithms(legacy)
-	known, ca := hk.known(addr.hostPort())
+	known, ca := hk.known(addr.keyName())
 	cfg := &ssh.ClientConfig{
 		User:              addr.User,
 		Auth:              []ssh.AuthMethod{auth},
@@ -207,7 +217,7 @@ func dialHop(ctx context.Context, via *ssh.Client, addr sshAddr, hk *hostKeys, i
 	deadline, _ := ctx.Deadline()
 	conn.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	c, chans, reqs, err := ssh.NewClientConn(conn, addr.hostPort(), cfg)
+	c, chans, reqs, err := ssh.NewClientConn(conn, addr.keyName(), cfg)
 	stop()
 	if err != nil {
 		conn.Close()

@@ -21,7 +21,7 @@ import (
 // TestSSHProxyJump: a board in a network namespace that only a lab machine (in another namespace) reaches, named
 // in ~/.ssh/config with ProxyJump, as people set it up. bench-bridge on the host reaches it through one jump host,
 // and through two (the second written user@host:port and reachable only from the first), each hop with its own
-// identity and host key; OpenSSH's ssh reaches it with the same files.
+// identity and host key (the board's under a HostKeyAlias); OpenSSH's ssh reaches it with the same files.
 func TestSSHProxyJump(t *testing.T) {
 	l := sshdtest.StartLab(t)
 	lab, inner, board := l.Lab, l.Inner, l.Board
@@ -36,12 +36,15 @@ func TestSSHProxyJump(t *testing.T) {
   HostName %s
   IdentityFile %s
   ProxyJump lab,%s@%s
+  HostKeyAlias touchpad-in-lab
 Host %s
   IdentityFile %s
 `, boardAddr, board.Identity, inner.User, inner.Addr, labInner, inner.Identity)))
 	for _, s := range []*sshdtest.Server{lab, inner, board} {
 		sshdtest.AppendLine(t, known, s.KnownHostsLine(s.Addr))
 	}
+	aliasLine := "touchpad-in-lab " + board.HostKey
+	sshdtest.AppendLine(t, known, aliasLine)
 
 	for _, host := range []string{"board", "board-two-hops"} {
 		t.Run(host, func(t *testing.T) {
@@ -80,6 +83,10 @@ Host %s
 	// As in ssh, --identity is tried first and the host's IdentityFile after it: a key the board does not take does
 	// not keep the configured one from logging in.
 	openHost(t, "board", targets.Overrides{Identity: lab.Identity}).Close()
+
+	// With HostKeyAlias the board's key is looked up under the alias, not its address.
+	os.WriteFile(known, []byte(lab.KnownHostsLine(lab.Addr)+"\n"+inner.KnownHostsLine(inner.Addr)+"\n"+aliasLine+"\n"), 0o600)
+	openHost(t, "board-two-hops", targets.Overrides{}).Close()
 
 	// A jump host whose key is not known is refused by name; the first connection to a new lab records the jump
 	// host's and the board's keys at once when given both fingerprints.
