@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 // systemSSHConfig is read after the user's ~/.ssh/config, as ssh does; tests point it elsewhere.
 var systemSSHConfig = "/etc/ssh/ssh_config"
 
-// maxJumpHops bounds ProxyJump chains, which could otherwise name each other for ever.
+// maxJumpHops bounds ProxyJump chains.
 const maxJumpHops = 8
 
 // sshConfig is ssh's client configuration: the user's file, then the system's. For each keyword the first value
@@ -112,17 +113,20 @@ func splitSSHHost(s string) (sshAddr, error) {
 // resolve turns a destination into where to connect, as ssh does: the user and port written in it win, then the
 // first value the config gives for the host (HostName, User, Port, IdentityFile, ProxyJump, HostKeyAlias), then port
 // 22 and the local user. The jump hosts come first in Jumps, in the order they are dialled.
-func (c *sshConfig) resolve(dest string) (sshAddr, error) { return c.resolveHop(dest, true, 0) }
+func (c *sshConfig) resolve(dest string) (sshAddr, error) { return c.resolveHop(dest, true, nil) }
 
-func (c *sshConfig) resolveHop(dest string, jumps bool, depth int) (sshAddr, error) {
-	if depth > maxJumpHops {
-		return sshAddr{}, fmt.Errorf("ProxyJump: more than %d jump hosts before %s: do the Host entries name each other?", maxJumpHops, dest)
-	}
+// resolveHop resolves one destination; jumps says whether its own ProxyJump counts, path is the chain of hosts whose
+// ProxyJump led here.
+func (c *sshConfig) resolveHop(dest string, jumps bool, path []string) (sshAddr, error) {
 	a, err := splitSSHHost(strings.TrimPrefix(dest, "ssh://"))
 	if err != nil {
 		return sshAddr{}, err
 	}
 	alias := a.Host
+	if slices.Contains(path, alias) || len(path) > maxJumpHops {
+		return sshAddr{}, fmt.Errorf("ssh config %s: the jump hosts of %s lead in a loop or too far (%s -> %s)",
+			strings.Join(c.paths, ", "), path[0], strings.Join(path, " -> "), alias)
+	}
 	if v, _ := c.get(alias, "HostName"); v != "" {
 		a.Host = strings.NewReplacer("%h", alias, "%%", "%").Replace(v)
 	}
@@ -160,7 +164,7 @@ func (c *sshConfig) resolveHop(dest string, jumps bool, depth int) (sshAddr, err
 				"write the jump hosts as ProxyJump", file, alias)
 		}
 	}
-	if a.Jumps, err = c.jumpHosts(alias, depth); err != nil {
+	if a.Jumps, err = c.jumpHosts(alias, append(slices.Clip(path), alias)); err != nil {
 		return sshAddr{}, err
 	}
 	return a, nil
@@ -168,16 +172,20 @@ func (c *sshConfig) resolveHop(dest string, jumps bool, depth int) (sshAddr, err
 
 // jumpHosts reads alias's ProxyJump: hops separated by commas, each [user@]host[:port] or ssh://..., each with its
 // own Host entry. As in ssh, the first hop's own ProxyJump is followed too; the later hops' are not.
-func (c *sshConfig) jumpHosts(alias string, depth int) ([]sshAddr, error) {
+func (c *sshConfig) jumpHosts(alias string, path []string) ([]sshAddr, error) {
 	v, file := c.get(alias, "ProxyJump")
 	if v == "" || strings.EqualFold(v, "none") {
 		return nil, nil
 	}
 	var chain []sshAddr
 	for i, hop := range strings.Split(v, ",") {
-		h, err := c.resolveHop(strings.TrimSpace(hop), i == 0, depth+1)
-		if err != nil {
+		hop = strings.TrimSpace(hop)
+		if _, err := splitSSHHost(strings.TrimPrefix(hop, "ssh://")); err != nil {
 			return nil, fmt.Errorf("ssh config %s: ProxyJump of host %s: %w", file, alias, err)
+		}
+		h, err := c.resolveHop(hop, i == 0, path)
+		if err != nil {
+			return nil, err
 		}
 		chain = append(chain, h.Jumps...)
 		h.Jumps = nil

@@ -118,7 +118,7 @@ func sshG(t *testing.T, file string, args ...string) string {
 // direct connection.
 func TestSSHConfigErrors(t *testing.T) {
 	for name, tc := range map[string]struct{ config, dest, want string }{
-		"loop":          {"Host a\n  ProxyJump b\nHost b\n  ProxyJump a\n", "a", "jump hosts"},
+		"loop":          {"Host a\n  ProxyJump b\nHost b\n  ProxyJump a\n", "a", "lead in a loop or too far (a -> b -> a)"},
 		"proxy command": {"Host a\n  ProxyCommand nc %h %p\n", "a", "ProxyCommand"},
 		"bad port":      {"Host a\n  Port twenty\n", "a", `Port "twenty" of host a`},
 		"bad jump":      {"Host a\n  ProxyJump user@:22\n", "a", "ProxyJump of host a"},
