@@ -52,7 +52,8 @@ func (e *HostKeyError) Error() string {
 			"(ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub), then run again with --accept-host-key %s", e.Addr, fp, want)
 	case e.Accept != "":
 		return fmt.Sprintf("host key of %s does not match --accept-host-key: it offered %s, you passed %s; nothing recorded "+
-			"(check the fingerprint on the device again: someone may be intercepting the connection)", e.Addr, fp, e.Accept)
+			"(check the fingerprint on the device again: someone may be intercepting the connection; a jump host's and the "+
+			"board's fingerprints go together, separated by a comma)", e.Addr, fp, e.Accept)
 	}
 	return fmt.Sprintf("host key of %s is not in %s; it offered %s: check that fingerprint on the device "+
 		"(ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub), then run again with --accept-host-key %s to record it", e.Addr, e.File, fp, want)
