@@ -4,10 +4,13 @@ package benchbridge
 
 import "embed"
 
-// CSources holds floor/floor.c and, under cases/c/, the shared harness (the protocol's main) and the reference
-// bridge. They are C files outside any Go package directory, because Go refuses C files in a package without cgo.
+// CSources holds floor/floor.c and, under cases/c/, the shared harness (the protocol's main), the case list and the
+// reference bridge. They are C files outside any Go package directory, because Go refuses C files in a package
+// without cgo.
 //
-//go:embed floor/floor.c cases/c/harness.c cases/c/harness.h cases/c/case_table.h cases/c/bridge.c cases/c/bridge.h cases/c/codec_binary.c cases/c/codec_fast.c
+//go:embed floor/floor.c cases/c/harness.c cases/c/harness.h cases/c/case_table.h cases/c/cases.def
+//go:embed cases/c/bridge.h cases/c/bridge.c cases/c/bridge_state.c cases/c/dyn.c cases/c/host_fns.c
+//go:embed cases/c/codec_json.c cases/c/codec_binary.c cases/c/codec_fast.c
 var CSources embed.FS
 
 // Paths of the embedded C sources.
@@ -16,14 +19,22 @@ const (
 	Harness       = "cases/c/harness.c"
 	HarnessHeader = "cases/c/harness.h"
 	CaseTable     = "cases/c/case_table.h"
-	Bridge        = "cases/c/bridge.c"
+	CaseList      = "cases/c/cases.def"
 	BridgeHeader  = "cases/c/bridge.h"
+	Bridge        = "cases/c/bridge.c"
+	BridgeState   = "cases/c/bridge_state.c"
+	Dyn           = "cases/c/dyn.c"
+	HostFns       = "cases/c/host_fns.c"
+	CodecJSON     = "cases/c/codec_json.c"
 	CodecBinary   = "cases/c/codec_binary.c"
 	CodecFast     = "cases/c/codec_fast.c"
 )
 
-// CommonSources are the files every reference program is built with: the harness and the shared case table.
-var CommonSources = []string{Harness, HarnessHeader, CaseTable}
+// CommonSources are the files every reference program is built with: the harness, the case list and the shared
+// case table. A user's bridge gets them too.
+var CommonSources = []string{Harness, HarnessHeader, CaseTable, CaseList}
 
-// BridgeSources are the reference bridge's C files besides the harness: every bridge binary holds every codec.
-var BridgeSources = []string{Bridge, BridgeHeader, CodecBinary, CodecFast}
+// BridgeSources are the reference bridge's C files besides the harness: the bench program (bridge.c), the Dyn type,
+// the state, the typed host functions and every codec (a bridge binary holds them all). The conformance suite links
+// them too, with a main of its own.
+var BridgeSources = []string{BridgeHeader, Bridge, BridgeState, Dyn, HostFns, CodecJSON, CodecBinary, CodecFast}

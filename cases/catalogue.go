@@ -1,10 +1,13 @@
 // Package cases holds the case catalogue: every case's name, what one op is and whether it crosses the boundary. The
-// C programs that implement the cases are in cases/c (the harness and the reference bridge) and floor/floor.c.
+// catalogue is read from cases/c/cases.def, the one list the C programs build their tables from (the harness in
+// cases/c, the reference bridge and floor/floor.c), so the two sides cannot disagree.
 package cases
 
 import (
 	"fmt"
 	"strings"
+
+	benchbridge "github.com/bench-bridge/bench-bridge"
 )
 
 // Case is one entry of the catalogue: what one op is and whether it crosses the boundary.
@@ -12,27 +15,26 @@ type Case struct {
 	Name     string
 	Op       string
 	Crossing bool
+	UnitOps  int // ops in one loop unit of the bench program: 16 for the ui_ops_* frames, else 1
+	Bytes    int // the length of the case's string in UTF-8 bytes; 0 when it has none
 }
 
 // RefCase is the pure-JavaScript loop every ratio is taken against.
 const RefCase = "ref_js_loop"
 
 // Catalogue lists every case, in the order programs run them.
-var Catalogue = []Case{
-	{RefCase, "one turn of script_to_host_scalar's loop with the call replaced by its arithmetic", false},
-	{"script_to_host_scalar", "JS calls a host function (number, number) -> number", true},
-	{"script_to_host_string_16", "JS calls the host with a 16-byte UTF-8 string, gets a string back", true},
-	{"script_to_host_string_1k", "JS calls the host with a 1 KiB UTF-8 string, gets a string back", true},
-	{"script_to_host_string_64k", "JS calls the host with a 64 KiB UTF-8 string, gets a string back", true},
-	{"script_to_host_object", "JS calls the host with a small object, gets an object back", true},
-	{"script_to_host_array", "JS calls the host with an array of 64 numbers, gets a number back", true},
-	{"host_to_script_scalar", "the host calls a JS function (number, number) -> number", true},
-	{"host_to_script_object", "the host calls a JS function with a small object, gets an object back", true},
-	{"callback", "the host calls back a JS function it was handed once", true},
-	{"error_host_to_script", "JS calls a host function that throws, and catches the error", true},
-	{"ui_ops_calls", "one UI mutation (node id, key, value), sent as its own call", true},
-	{"ui_ops_buffer", "one UI mutation written into a typed array; 16 are sent with one call", true},
-	{"bytes_64k", "64 KiB of bytes from JS to the host", true},
+var Catalogue = mustCatalogue()
+
+func mustCatalogue() []Case {
+	src, err := benchbridge.CSources.ReadFile(benchbridge.CaseList)
+	if err != nil {
+		panic(err)
+	}
+	cat, err := ParseList(benchbridge.CaseList, string(src))
+	if err != nil {
+		panic(err) // the embedded list is checked by this package's tests
+	}
+	return cat
 }
 
 // Lookup returns the catalogue entry for name.

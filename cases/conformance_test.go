@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	benchbridge "github.com/bench-bridge/bench-bridge"
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
@@ -48,7 +49,12 @@ func buildConformance(t *testing.T) string {
 	harness := filepath.Join(dir, "harness.o")
 	gcc("-Dmain=bb_protocol_main", "-c", "c/harness.c", "-o", harness)
 	prog := filepath.Join(dir, "conformance")
-	args := []string{"c/conformance.c", "c/bridge.c", "c/codec_binary.c", "c/codec_fast.c", harness}
+	args := []string{"c/conformance.c", harness}
+	for _, f := range benchbridge.BridgeSources {
+		if strings.HasSuffix(f, ".c") {
+			args = append(args, filepath.Join("..", f))
+		}
+	}
 	args = append(append(args, lib.Objects...), "-lm", "-lpthread", "-ldl", "-o", prog)
 	gcc(args...)
 	return prog

@@ -18,6 +18,8 @@ typedef struct fl_state {
 	bb_ui ui;           /* set_prop / apply_ops target */
 	char *scratch;      /* host_upper's output, reused from call to call */
 	size_t scratch_cap;
+	char *text;         /* the host's text of a case with bytes */
+	size_t text_len;
 } fl_state;
 
 static fl_state *state_of(JSContext *ctx)
@@ -360,78 +362,43 @@ static void teardown(void *state)
 		bb_js_free(st->ctx);
 	}
 	free(st->scratch);
+	free(st->text);
 	free(st);
 }
 
-/* new_state makes a context with every host function and loads the case's script, keeping fn_name in st->fn. */
-static int new_state(const bb_case *c, void **state, const char *fn_name)
+/* new_state makes a context with every host function. */
+static fl_state *new_state(void **state)
 {
 	fl_state *st = calloc(1, sizeof *st);
 	JSValue global;
 	size_t i;
 	int rc = 0;
 
+	*state = st;
 	if (!st) {
 		bb_error("out of memory");
-		return -1;
+		return NULL;
 	}
-	*state = st;
 	st->fn = JS_UNDEFINED;
-	st->unit_ops = 1;
 	st->ctx = bb_js_new(st);
 	if (!st->ctx)
-		return -1;
+		return NULL;
 	global = JS_GetGlobalObject(st->ctx);
 	for (i = 0; i < sizeof host_fns / sizeof host_fns[0] && rc >= 0; i++)
 		rc = JS_SetPropertyStr(st->ctx, global, host_fns[i].name,
 				       JS_NewCFunction(st->ctx, host_fns[i].fn, host_fns[i].name, host_fns[i].length));
 	JS_FreeValue(st->ctx, global);
-	if (rc < 0)
-		return bb_js_fail(st->ctx);
-	return bb_js_load(st->ctx, c->name, fn_name, fn_name ? &st->fn : NULL);
-}
-
-static int setup_js_loop(const bb_case *c, void **state)
-{
-	return new_state(c, state, "bench");
-}
-
-/* setup_ui also checks that three frames leave the node table as the script's mutations should. */
-static int setup_ui(const bb_case *c, void **state)
-{
-	fl_state *st;
-	double r;
-
-	if (new_state(c, state, "bench") < 0)
-		return -1;
-	st = *state;
-	st->unit_ops = BB_UI_FRAME;
-	if (bb_js_run_bench(st->ctx, st->fn, 3, &r) < 0 || bb_ui_check(&st->ui, 3) < 0)
-		return -1;
-	memset(&st->ui, 0, sizeof st->ui);
-	return 0;
-}
-
-static int setup_h2s_scalar(const bb_case *c, void **state)
-{
-	return new_state(c, state, "add") < 0 ? -1 : bb_check_add(*state, call_add);
-}
-
-static int setup_h2s_object(const bb_case *c, void **state)
-{
-	return new_state(c, state, "obj") < 0 ? -1 : bb_check_obj(*state, call_obj);
-}
-
-/* setup_callback: the script hands its function to host_register, which keeps it in st->fn. */
-static int setup_callback(const bb_case *c, void **state)
-{
-	if (new_state(c, state, NULL) < 0)
-		return -1;
-	if (!JS_IsFunction(((fl_state *)*state)->ctx, ((fl_state *)*state)->fn)) {
-		bb_error("the script registered no callback");
-		return -1;
+	if (rc < 0) {
+		bb_js_fail(st->ctx);
+		return NULL;
 	}
-	return bb_check_add(*state, call_add);
+	return st;
+}
+
+/* host_register keeps the callback in st->fn. */
+static int callback_registered(const fl_state *st)
+{
+	return JS_IsFunction(st->ctx, st->fn);
 }
 
 #define BB_STATE fl_state

@@ -46,7 +46,7 @@ var (
 // own are the functions of the bench programs' own sources: the boundary code the report could not name.
 var own = func() map[string]bool {
 	m := map[string]bool{}
-	for _, f := range append([]string{benchbridge.Floor, benchbridge.Harness}, benchbridge.BridgeSources...) {
+	for _, f := range append([]string{benchbridge.Floor, benchbridge.Harness, benchbridge.CaseTable}, benchbridge.BridgeSources...) {
 		src, err := benchbridge.CSources.ReadFile(f)
 		if err != nil {
 			continue

@@ -51,13 +51,40 @@ struct dyn_member {
 
 /* dyn_free frees a malloc'd tree (not one a codec decoded into its arena). */
 void dyn_free(dyn *d);
-/* dyn_str_new makes a string of len bytes for the caller to fill (NULL when out of memory). */
+
+static inline dyn dyn_num(double v)
+{
+	dyn d;
+
+	d.kind = DYN_NUM;
+	d.u.num = v;
+	return d;
+}
+
+static inline dyn dyn_bool(int v)
+{
+	dyn d;
+
+	d.kind = DYN_BOOL;
+	d.u.b = v;
+	return d;
+}
+
+/* dyn_str_new makes a string of len bytes for the caller to fill (NULL when out of memory); dyn_str a copy of s. */
 char *dyn_str_new(dyn *d, size_t len);
+int dyn_str(dyn *d, const char *s, size_t len);
 /* dyn_arr makes an array of len nulls; dyn_obj an object of len members with NULL keys. -1 when out of memory. */
 int dyn_arr(dyn *d, size_t len);
 int dyn_obj(dyn *d, size_t len);
 /* dyn_copy makes a malloc'd deep copy of src. -1 when out of memory (*dst then holds nothing to free). */
 int dyn_copy(dyn *dst, const dyn *src);
+/* dyn_key copies key into member i of an object made by dyn_obj and returns its value (null) for the caller to
+ * set, or NULL when out of memory; dyn_set_num sets it to a number (-1 when out of memory). Members are filled in
+ * place so that dyn_free(obj) frees whatever was made when a later step fails. */
+dyn *dyn_key(dyn *obj, size_t i, const char *key);
+int dyn_set_num(dyn *obj, size_t i, const char *key, double v);
+/* dyn_get finds a member of an object, or NULL. */
+const dyn *dyn_get(const dyn *obj, const char *key);
 
 /* ==== The bridge's state, one per context ==== */
 
@@ -81,6 +108,8 @@ typedef struct br_state {
 	bb_ui ui;
 	char *scratch; /* the fast codec's host_upper output, reused from call to call */
 	size_t scratch_cap;
+	char *text; /* the host's text of a case with bytes (case_table.h) */
+	size_t text_len;
 	char err[512]; /* a host function's error result, or a JS exception's text for the host */
 } br_state;
 
@@ -119,6 +148,11 @@ typedef struct br_host_fn {
  * the index into this table. */
 extern const br_host_fn br_host_fns[];
 extern const int br_nhost_fns;
+
+/* host_field returns member key of obj if it has the kind wanted, else NULL after an error result. */
+const dyn *host_field(br_state *st, const dyn *obj, const char *key, dyn_kind kind);
+/* host_int32 is JavaScript's ToInt32, for host parameters typed int. */
+int32_t host_int32(double d);
 
 /* ==== Codecs ==== */
 

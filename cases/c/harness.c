@@ -464,27 +464,31 @@ static const char js_scalar[] =
 	"}\n"
 	"expect(bench(2000), 998997, 'bench(2000)');\n";
 
-/* S holds exactly N UTF-8 bytes, ASCII and non-ASCII mixed; host_upper returns a string of the same length with
- * its ASCII letters upper-cased, so both directions carry N bytes and the host touches every byte. */
-#define JS_STRING(N)                                                                                          \
-	"function mkstr(nb) {\n"                                                                              \
-	"  const unit = 'ab \\u00e9\\u20ac cd ';  // 12 UTF-8 bytes: 7 ASCII, 2 for e-acute, 3 for euro\n"   \
-	"  const k = Math.floor(nb / 12);\n"                                                                  \
-	"  return [unit.repeat(k), 'a'.repeat(nb - 12 * k)].join('');  // one flat string, not a rope\n"      \
-	"}\n"                                                                                                 \
-	"function utf8len(s) {  // S has no surrogate pairs\n"                                               \
-	"  let n = 0;\n"                                                                                      \
+/* mkstr(nb) makes exactly nb UTF-8 bytes, ASCII and non-ASCII mixed, as bb_text_new does on the host side. */
+#define JS_MKSTR                                                                                              \
+	"function mkstr(nb) {\n"                                                                             \
+	"  const unit = 'ab \\u00e9\\u20ac cd ';  // 12 UTF-8 bytes: 7 ASCII, 2 for e-acute, 3 for euro\n"  \
+	"  const k = Math.floor(nb / 12);\n"                                                                 \
+	"  return [unit.repeat(k), 'a'.repeat(nb - 12 * k)].join('');  // one flat string, not a rope\n"     \
+	"}\n"                                                                                                \
+	"function utf8len(s) {  // S has no surrogate pairs\n"                                              \
+	"  let n = 0;\n"                                                                                     \
 	"  for (let i = 0; i < s.length; i++) { const c = s.charCodeAt(i); n += c < 0x80 ? 1 : c < 0x800 ? 2 : 3; }\n" \
-	"  return n;\n"                                                                                       \
-	"}\n"                                                                                                 \
-	"var S = mkstr(" #N ");\n"                                                                            \
-	"expect(utf8len(S), " #N ", 'UTF-8 length of S');\n"                                                  \
-	"expect(host_upper(S), S.replace(/[a-z]/g, c => c.toUpperCase()), 'host_upper(S)');\n"               \
-	"function bench(n) {\n"                                                                               \
-	"  let s = 0;\n"                                                                                      \
-	"  for (let i = 0; i < n; i++) s += host_upper(S).length;\n"                                         \
-	"  return s;\n"                                                                                       \
-	"}\n"
+	"  return n;\n"                                                                                      \
+	"}\n"                                                                                                \
+	"var S = mkstr(N);\n"                                                                                \
+	"expect(utf8len(S), N, 'UTF-8 length of S');\n"
+
+/* S holds exactly N UTF-8 bytes (N is the case's bytes); host_upper returns a string of the same length with its
+ * ASCII letters upper-cased, so both directions carry N bytes and the host touches every byte. */
+static const char js_string[] =
+	JS_MKSTR
+	"expect(host_upper(S), S.replace(/[a-z]/g, c => c.toUpperCase()), 'host_upper(S)');\n"
+	"function bench(n) {\n"
+	"  let s = 0;\n"
+	"  for (let i = 0; i < n; i++) s += host_upper(S).length;\n"
+	"  return s;\n"
+	"}\n";
 
 /* O is bb_obj_sample(i) in JavaScript; keep them alike. */
 static const char js_object[] =
@@ -578,34 +582,33 @@ static const char js_bytes[] =
 	"for (let i = 0; i < B.length; i++) want += B[i];\n"
 	"expect(host_bytes(B), want, 'host_bytes(B)');\n";
 
+/* The scripts of cases.def, with the case's bytes (the script's N). */
 static const struct {
 	const char *name;
 	const char *src;
+	int32_t bytes;
 } scripts[] = {
-	{"ref_js_loop", js_ref},
-	{"script_to_host_scalar", js_scalar},
-	{"script_to_host_string_16", JS_STRING(16)},
-	{"script_to_host_string_1k", JS_STRING(1024)},
-	{"script_to_host_string_64k", JS_STRING(65536)},
-	{"script_to_host_object", js_object},
-	{"script_to_host_array", js_array},
-	{"host_to_script_scalar", js_h2s_scalar},
-	{"host_to_script_object", js_h2s_object},
-	{"callback", js_callback},
-	{"error_host_to_script", js_error},
-	{"ui_ops_calls", js_ui_calls},
-	{"ui_ops_buffer", js_ui_buffer},
-	{"bytes_64k", js_bytes},
+#define BB_CASE(name, crossing, unit_ops, bytes, setup, run, script, op) {#name, script, bytes},
+#include "cases.def"
+#undef BB_CASE
 };
+
+/* script_index returns the index of the case's script, or -1. */
+static int script_index(const char *case_name)
+{
+	int i;
+
+	for (i = 0; i < (int)(sizeof scripts / sizeof scripts[0]); i++)
+		if (strcmp(scripts[i].name, case_name) == 0)
+			return i;
+	return -1;
+}
 
 const char *bb_case_script(const char *case_name)
 {
-	size_t i;
+	int i = script_index(case_name);
 
-	for (i = 0; i < sizeof scripts / sizeof scripts[0]; i++)
-		if (strcmp(scripts[i].name, case_name) == 0)
-			return scripts[i].src;
-	return NULL;
+	return i < 0 ? NULL : scripts[i].src;
 }
 
 /* ==== Host-side work ==== */
@@ -623,6 +626,21 @@ void bb_upper_ascii(char *dst, const char *src, size_t len)
 		char c = src[i];
 		dst[i] = (c >= 'a' && c <= 'z') ? (char)(c - 'a' + 'A') : c;
 	}
+}
+
+char *bb_text_new(size_t n)
+{
+	static const char unit[] = "ab \xc3\xa9\xe2\x82\xac cd "; /* mkstr's unit: 12 bytes */
+	char *p = malloc(n + 1);
+	size_t i, whole = n - n % 12;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < whole; i += 12)
+		memcpy(p + i, unit, 12);
+	memset(p + whole, 'a', n - whole);
+	p[n] = '\0';
+	return p;
 }
 
 bb_obj_in bb_obj_sample(int32_t id)
@@ -827,16 +845,22 @@ static int eval(JSContext *ctx, const char *src, const char *file)
 
 int bb_js_load(JSContext *ctx, const char *case_name, const char *fn_name, JSValue *fn)
 {
-	const char *src = bb_case_script(case_name);
+	int k = script_index(case_name);
 	JSValue global;
+	int rc;
 
 	if (fn)
 		*fn = JS_UNDEFINED;
-	if (!src) {
+	if (k < 0) {
 		bb_error("no script for case %s", case_name);
 		return -1;
 	}
-	if (eval(ctx, js_prelude, "prelude.js") < 0 || eval(ctx, src, case_name) < 0)
+	global = JS_GetGlobalObject(ctx);
+	rc = JS_SetPropertyStr(ctx, global, "N", JS_NewInt32(ctx, scripts[k].bytes)); /* the case's bytes */
+	JS_FreeValue(ctx, global);
+	if (rc < 0)
+		return bb_js_fail(ctx);
+	if (eval(ctx, js_prelude, "prelude.js") < 0 || eval(ctx, scripts[k].src, case_name) < 0)
 		return -1;
 	if (!fn_name)
 		return 0;

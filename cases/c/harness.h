@@ -89,6 +89,10 @@ double bb_add(double a, double b);
 /* bb_upper_ascii is host_upper: copies len bytes, upper-casing ASCII letters and leaving UTF-8 sequences alone. */
 void bb_upper_ascii(char *dst, const char *src, size_t len);
 
+/* bb_text_new makes the host's text of a case with bytes: exactly n UTF-8 bytes and a NUL, the same text as the
+ * scripts' mkstr(n). malloc'd; NULL when out of memory. */
+char *bb_text_new(size_t n);
+
 typedef struct bb_str {
 	const char *p;
 	size_t len;
