@@ -20,6 +20,8 @@ typedef struct fl_state {
 	size_t scratch_cap;
 	char *text;         /* the host's text of a case with bytes */
 	size_t text_len;
+	const char *held;   /* the last host -> script string result, until the next call (JS_FreeCString) */
+	char err[512];      /* the text of the last script error the host caught */
 } fl_state;
 
 static fl_state *state_of(JSContext *ctx)
@@ -306,6 +308,83 @@ static JSValue host_bytes(JSContext *ctx, JSValueConst this_val, int argc, JSVal
 	return JS_NewFloat64(ctx, bb_bytes_sum(p, n));
 }
 
+/* record_from_js reads {id, text}; free out->text.p with JS_FreeCString. */
+static int record_from_js(JSContext *ctx, JSValueConst v, bb_record *out)
+{
+	out->text.p = NULL;
+	return prop_int(ctx, v, "id", &out->id) < 0 ? -1 : to_str(ctx, JS_GetPropertyStr(ctx, v, "text"), &out->text);
+}
+
+static JSValue record_to_js(JSContext *ctx, const bb_record *r)
+{
+	JSValue o = JS_NewObject(ctx);
+
+	if (JS_IsException(o))
+		return o;
+	if (def(ctx, o, "id", JS_NewInt32(ctx, r->id)) < 0 ||
+	    def(ctx, o, "text", JS_NewStringLen(ctx, r->text.p, r->text.len)) < 0) {
+		JS_FreeValue(ctx, o);
+		return JS_EXCEPTION;
+	}
+	return o;
+}
+
+static JSValue host_record(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+	bb_record in, out;
+	JSValue r;
+
+	(void)this_val, (void)argc;
+	if (record_from_js(ctx, argv[0], &in) < 0)
+		return JS_EXCEPTION;
+	out = bb_record_host(&in);
+	r = record_to_js(ctx, &out);
+	JS_FreeCString(ctx, in.text.p);
+	return r;
+}
+
+/* apply_node applies the mutation {id, key, value}. */
+static int apply_node(JSContext *ctx, JSValueConst v)
+{
+	double id, value;
+	bb_str key;
+	int rc;
+
+	if (prop_num(ctx, v, "id", &id) < 0 || to_str(ctx, JS_GetPropertyStr(ctx, v, "key"), &key) < 0)
+		return -1;
+	rc = prop_num(ctx, v, "value", &value);
+	if (rc == 0 && bb_ui_set_named(&state_of(ctx)->ui, id, key.p, key.len, value) < 0) {
+		JS_ThrowRangeError(ctx, "bad node or key");
+		rc = -1;
+	}
+	JS_FreeCString(ctx, key.p);
+	return rc;
+}
+
+static JSValue set_node(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+	(void)this_val, (void)argc;
+	return apply_node(ctx, argv[0]) < 0 ? JS_EXCEPTION : JS_UNDEFINED;
+}
+
+static JSValue apply_batch(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+	double len;
+	uint32_t i;
+
+	(void)this_val, (void)argc;
+	if (prop_num(ctx, argv[0], "length", &len) < 0)
+		return JS_EXCEPTION;
+	for (i = 0; i < len; i++) {
+		JSValue v = JS_GetPropertyUint32(ctx, argv[0], i);
+		int rc = JS_IsException(v) ? -1 : apply_node(ctx, v);
+		JS_FreeValue(ctx, v);
+		if (rc < 0)
+			return JS_EXCEPTION;
+	}
+	return JS_UNDEFINED;
+}
+
 static const struct {
 	const char *name;
 	JSCFunction *fn;
@@ -314,6 +393,7 @@ static const struct {
 	{"host_add", host_add, 2},   {"host_upper", host_upper, 1},       {"host_obj", host_obj, 1},
 	{"host_sum", host_sum, 1},   {"host_register", host_register, 1}, {"host_fail", host_fail, 1},
 	{"set_prop", set_prop, 3},   {"apply_ops", apply_ops, 1},         {"host_bytes", host_bytes, 1},
+	{"host_record", host_record, 1}, {"set_node", set_node, 1},       {"apply_batch", apply_batch, 1},
 };
 
 /* ==== Host -> script calls ==== */
@@ -351,6 +431,68 @@ static int call_obj(void *state, const bb_obj_in *in, bb_obj_out *out)
 	return rc < 0 ? bb_js_fail(st->ctx) : 0;
 }
 
+/* hold keeps a string result for the host until the next call. */
+static void hold(fl_state *st, const char *s)
+{
+	JS_FreeCString(st->ctx, st->held); /* takes NULL */
+	st->held = s;
+}
+
+/* call_js1 calls st->fn with one argument, which it frees. */
+static JSValue call_js1(fl_state *st, JSValue arg)
+{
+	JSValue r;
+
+	if (JS_IsException(arg))
+		return arg;
+	r = JS_Call(st->ctx, st->fn, JS_UNDEFINED, 1, &arg);
+	JS_FreeValue(st->ctx, arg);
+	return r;
+}
+
+static int call_text(void *state, const bb_str *in, bb_str *out)
+{
+	fl_state *st = state;
+	JSValue r = call_js1(st, JS_NewStringLen(st->ctx, in->p, in->len));
+
+	if (to_str(st->ctx, r, out) < 0) /* frees r; fails on an exception */
+		return bb_js_fail(st->ctx);
+	hold(st, out->p);
+	return 0;
+}
+
+static int call_record(void *state, const bb_record *in, bb_record *out)
+{
+	fl_state *st = state;
+	JSValue r = call_js1(st, record_to_js(st->ctx, in));
+	int rc = JS_IsException(r) ? -1 : record_from_js(st->ctx, r, out);
+
+	JS_FreeValue(st->ctx, r);
+	if (rc < 0) {
+		JS_FreeCString(st->ctx, out->text.p);
+		return bb_js_fail(st->ctx);
+	}
+	hold(st, out->text.p);
+	return 0;
+}
+
+/* call_fail calls the script's fail(i), which throws; the host takes the error's text and stack. */
+static int call_fail(void *state, int32_t i, bb_str *text)
+{
+	fl_state *st = state;
+	JSValue r = call_js1(st, JS_NewInt32(st->ctx, i));
+
+	if (!JS_IsException(r)) {
+		JS_FreeValue(st->ctx, r);
+		bb_error("fail(%d) returned instead of throwing", (int)i);
+		return -1;
+	}
+	bb_js_error_text(st->ctx, st->err, sizeof st->err);
+	text->p = st->err;
+	text->len = strlen(st->err);
+	return 0;
+}
+
 /* ==== Cases ==== */
 
 static void teardown(void *state)
@@ -358,6 +500,7 @@ static void teardown(void *state)
 	fl_state *st = state;
 
 	if (st->ctx) {
+		hold(st, NULL);
 		JS_FreeValue(st->ctx, st->fn);
 		bb_js_free(st->ctx);
 	}

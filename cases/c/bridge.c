@@ -115,6 +115,87 @@ static int call_obj(void *state, const bb_obj_in *in, bb_obj_out *out)
 	return x ? 0 : -1;
 }
 
+/* call1 calls st->fn through the codec with one argument, made by make (which returns -1 when out of memory), and
+ * keeps the result in st->held until the next call. -1 after bb_error, with the error's text (and stack) in st->err
+ * when the script threw. */
+static int call1(br_state *st, int (*make)(const void *in, dyn *d), const void *in)
+{
+	dyn args;
+	int rc;
+
+	dyn_free(&st->held);
+	if (dyn_arr(&args, 1) < 0 || make(in, &args.u.arr.items[0]) < 0) {
+		dyn_free(&args);
+		bb_error("out of memory");
+		return -1;
+	}
+	rc = st->codec->call_js(st, st->fn, &args, &st->held);
+	dyn_free(&args);
+	if (rc < 0)
+		bb_error("%s", st->err);
+	return rc;
+}
+
+static int text_to_dyn(const void *in, dyn *d)
+{
+	const bb_str *s = in;
+
+	return dyn_str(d, s->p, s->len);
+}
+
+static int call_text(void *state, const bb_str *in, bb_str *out)
+{
+	br_state *st = state;
+
+	if (call1(st, text_to_dyn, in) < 0)
+		return -1;
+	if (st->held.kind != DYN_STR) {
+		bb_error("the JavaScript function returned no string");
+		return -1;
+	}
+	out->p = st->held.u.str.p;
+	out->len = st->held.u.str.len;
+	return 0;
+}
+
+static int record_to_dyn(const void *in, dyn *d)
+{
+	return br_record_to_dyn(in, d);
+}
+
+static int call_record(void *state, const bb_record *in, bb_record *out)
+{
+	br_state *st = state;
+
+	if (call1(st, record_to_dyn, in) < 0)
+		return -1;
+	if (br_record_from_dyn(st, &st->held, out) < 0) {
+		bb_error("%s", st->err);
+		return -1;
+	}
+	return 0;
+}
+
+static int int_to_dyn(const void *in, dyn *d)
+{
+	*d = dyn_num(*(const int32_t *)in);
+	return 0;
+}
+
+/* call_fail calls the script's fail(i), which throws: the codec hands the host the error's text and stack. */
+static int call_fail(void *state, int32_t i, bb_str *text)
+{
+	br_state *st = state;
+
+	if (call1(st, int_to_dyn, &i) == 0) {
+		bb_error("fail(%d) returned instead of throwing", (int)i);
+		return -1;
+	}
+	text->p = st->err;
+	text->len = strlen(st->err);
+	return 0;
+}
+
 static void teardown(void *state)
 {
 	br_free(state);

@@ -110,8 +110,13 @@ typedef struct br_state {
 	size_t scratch_cap;
 	char *text; /* the host's text of a case with bytes (case_table.h) */
 	size_t text_len;
+	dyn held; /* the last host -> script result the host still reads, until the next call */
 	char err[512]; /* a host function's error result, or a JS exception's text for the host */
 } br_state;
+
+/* br_exception_text takes the pending exception into st->err: its text and, for an Error, its stack (every codec
+ * carries both). */
+void br_exception_text(br_state *st);
 
 /* host_err stores a host function's error result and returns -1. */
 int host_err(br_state *st, const char *fmt, ...)
@@ -153,6 +158,10 @@ extern const int br_nhost_fns;
 const dyn *host_field(br_state *st, const dyn *obj, const char *key, dyn_kind kind);
 /* host_int32 is JavaScript's ToInt32, for host parameters typed int. */
 int32_t host_int32(double d);
+/* br_record_from_dyn reads {id, text} (its text points into d; -1 after an error result); br_record_to_dyn makes
+ * one, copying the text (-1 when out of memory). */
+int br_record_from_dyn(br_state *st, const dyn *d, bb_record *r);
+int br_record_to_dyn(const bb_record *r, dyn *d);
 
 /* ==== Codecs ==== */
 
@@ -187,7 +196,5 @@ void bin_free(br_state *st);
 /* bin_wrap_bytes makes a Uint8Array over an ArrayBuffer that wraps a malloc'd copy of len bytes at src, which its
  * finaliser frees. */
 JSValue bin_wrap_bytes(br_state *st, const uint8_t *src, size_t len);
-/* bin_exception_text takes the pending exception into st->err: its text and, for an Error, its stack. */
-void bin_exception_text(br_state *st);
 
 #endif

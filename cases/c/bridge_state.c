@@ -23,6 +23,11 @@ int host_err(br_state *st, const char *fmt, ...)
 	return -1;
 }
 
+void br_exception_text(br_state *st)
+{
+	bb_js_error_text(st->ctx, st->err, sizeof st->err);
+}
+
 int handle_of(br_state *st, JSValueConst fn, uint32_t *h)
 {
 	uint32_t i;
@@ -105,6 +110,7 @@ void br_free(br_state *st)
 		JS_FreeValue(st->ctx, st->fn);
 		bb_js_free(st->ctx);
 	}
+	dyn_free(&st->held);
 	free(st->handles);
 	free(st->scratch);
 	free(st->text);

@@ -5,7 +5,9 @@
  * text_len) and the static functions it names:
  *   new_state(state)            a context with the program's host functions; *state set; NULL after bb_error()
  *   callback_registered(st)     whether the script has handed a function to host_register
- *   call_add, call_obj          the host -> script calls (harness.h: bb_check_add, bb_check_obj)
+ *   call_add, call_obj, call_text, call_record, call_fail
+ *                               the host -> script calls (harness.h: bb_check_add, bb_check_obj, bb_check_text,
+ *                               bb_check_record, bb_check_script_error)
  *   teardown(state)             frees the state, st->text included
  * A header rather than a shared .c file keeps those calls direct in the timed loops, with no function pointer
  * between the loop and the crossing. */
@@ -82,6 +84,31 @@ static int setup_h2s_object(const bb_case *c, void **state)
 	return load(c, state, "obj") < 0 ? -1 : bb_check_obj(*state, call_obj);
 }
 
+/* text_of is the host's text of a case with bytes. */
+static bb_str text_of(const BB_STATE *st)
+{
+	bb_str t;
+
+	t.p = st->text;
+	t.len = st->text_len;
+	return t;
+}
+
+static int setup_h2s_string(const bb_case *c, void **state)
+{
+	return load(c, state, "text") < 0 ? -1 : bb_check_text(*state, text_of(*state), call_text);
+}
+
+static int setup_h2s_record(const bb_case *c, void **state)
+{
+	return load(c, state, "record") < 0 ? -1 : bb_check_record(*state, text_of(*state), call_record);
+}
+
+static int setup_script_error(const bb_case *c, void **state)
+{
+	return load(c, state, "fail") < 0 ? -1 : bb_check_script_error(*state, call_fail);
+}
+
 /* setup_callback: the script hands its function to host_register, which the program keeps. */
 static int setup_callback(const bb_case *c, void **state)
 {
@@ -134,6 +161,52 @@ static int run_call_obj(void *state, uint64_t n, uint64_t *ops)
 		if (call_obj(state, &in, &out) < 0)
 			return -1;
 		bb_sink += out.x + out.id;
+	}
+	*ops = n;
+	return 0;
+}
+
+/* run_call_text: the host sends its text, one call per op, and reads the length of what comes back. */
+static int run_call_text(void *state, uint64_t n, uint64_t *ops)
+{
+	bb_str in = text_of(state), out;
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		if (call_text(state, &in, &out) < 0)
+			return -1;
+		bb_sink += (double)out.len;
+	}
+	*ops = n;
+	return 0;
+}
+
+static int run_call_record(void *state, uint64_t n, uint64_t *ops)
+{
+	bb_record in, out;
+	uint64_t i;
+
+	in.text = text_of(state);
+	for (i = 0; i < n; i++) {
+		in.id = (int32_t)(i & 0x7fffffff);
+		if (call_record(state, &in, &out) < 0)
+			return -1;
+		bb_sink += (double)out.id + (double)out.text.len;
+	}
+	*ops = n;
+	return 0;
+}
+
+/* run_call_fail: one call of the throwing function per op; the host reads the length of the error's text. */
+static int run_call_fail(void *state, uint64_t n, uint64_t *ops)
+{
+	bb_str text;
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		if (call_fail(state, (int32_t)(i & 0x7fffffff), &text) < 0)
+			return -1;
+		bb_sink += (double)text.len;
 	}
 	*ops = n;
 	return 0;

@@ -857,29 +857,6 @@ static int arena_ready(br_state *st, bin_msg *m)
 
 /* ==== The two directions ==== */
 
-void bin_exception_text(br_state *st)
-{
-	JSContext *ctx = st->ctx;
-	JSValue exc = JS_GetException(ctx), stack = JS_UNDEFINED;
-	const char *s = JS_ToCString(ctx, exc), *t = NULL;
-
-	if (!s)
-		JS_FreeValue(ctx, JS_GetException(ctx)); /* the exception of the failed conversion */
-	if (JS_IsError(ctx, exc)) {
-		stack = JS_GetPropertyStr(ctx, exc, "stack");
-		if (JS_IsString(stack))
-			t = JS_ToCString(ctx, stack);
-		else if (JS_IsException(stack))
-			JS_FreeValue(ctx, JS_GetException(ctx));
-	}
-	snprintf(st->err, sizeof st->err, "%s%s%s", s ? s : "exception that cannot be converted to a string",
-		 t && *t ? "\n" : "", t && *t ? t : "");
-	JS_FreeCString(ctx, s);
-	JS_FreeCString(ctx, t);
-	JS_FreeValue(ctx, stack);
-	JS_FreeValue(ctx, exc);
-}
-
 /* bin_result sends a host function's result back: Dyn -> buffer -> JS value. */
 static JSValue bin_result(br_state *st, bin_msg *m, const dyn *result)
 {
@@ -974,14 +951,14 @@ int bin_call_js(br_state *st, JSValueConst fn, const dyn *args, dyn *result)
 	for (i = 0; i < argc; i++)
 		JS_FreeValue(ctx, argv[i]);
 	if (JS_IsException(r)) {
-		bin_exception_text(st);
+		br_exception_text(st);
 		goto out;
 	}
 	msg_reset(st, m);
 	rc = enc_js(st, m, r, 1);
 	JS_FreeValue(ctx, r);
 	if (rc < 0) {
-		bin_exception_text(st);
+		br_exception_text(st);
 		goto out;
 	}
 	rc = m->oom ? host_err(st, "bridge: out of memory") : dec_dyn(st, m, result, 0);

@@ -174,7 +174,7 @@ static int fast_call_num2(br_state *st, JSValueConst fn, double a, double b, dou
 	argv[1] = JS_NewFloat64(st->ctx, b);
 	r = JS_Call(st->ctx, fn, JS_UNDEFINED, 2, argv); /* numbers hold no references: nothing to free */
 	if (JS_IsException(r)) {
-		bin_exception_text(st);
+		br_exception_text(st);
 		return -1;
 	}
 	if (!JS_IsNumber(r)) {

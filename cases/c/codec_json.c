@@ -627,7 +627,7 @@ static JSValue dyn_to_js(br_state *st, const dyn *d)
 }
 
 /* call_js: host -> script. The arguments (a Dyn array) go as text through JS_ParseJSON and revive, the result comes
- * back through the replacer and the Dyn parser. Returns -1 with the error's text in st->err. */
+ * back through the replacer and the Dyn parser. Returns -1 with the error's text and stack in st->err. */
 static int call_js(br_state *st, JSValueConst fn, const dyn *args, dyn *result)
 {
 	JSContext *ctx = st->ctx;
@@ -654,7 +654,7 @@ static int call_js(br_state *st, JSValueConst fn, const dyn *args, dyn *result)
 	if (rc == 0)
 		return 0;
 fail:
-	bb_js_exception_text(ctx, st->err, sizeof st->err);
+	br_exception_text(st); /* message and stack, as the other codecs */
 	return -1;
 }
 

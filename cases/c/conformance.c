@@ -12,7 +12,8 @@
  * Then function handles (identity, held, released), exceptions both ways (message and stack), and typed calls.
  *
  * It links the reference bridge's files (sources.go: BridgeSources) and harness.c for its helpers, whose main()
- * the build renames away (-Dmain=bb_protocol_main). The context is freed at the end: QuickJS's own teardown asserts that no object leaked.
+ * the build renames away (-Dmain=bb_protocol_main). The context is freed at the end: QuickJS's own teardown asserts
+ * that no object leaked.
  * `conformance leak-check` leaks one object on purpose, to show that the teardown check is armed. */
 #include "bridge.h"
 
@@ -275,14 +276,14 @@ static int ref_call_js(br_state *st, JSValueConst fn, const dyn *args, dyn *resu
 	for (i = 0; i < made; i++)
 		JS_FreeValue(ctx, argv[i]);
 	if (JS_IsException(r)) {
-		bin_exception_text(st);
+		br_exception_text(st);
 		return -1;
 	}
 	rc = ref_to_dyn(st, r, result, 1);
 	JS_FreeValue(ctx, r);
 	if (rc < 0) {
 		dyn_free(result);
-		bin_exception_text(st);
+		br_exception_text(st);
 	}
 	return rc;
 }
@@ -339,6 +340,15 @@ static const char js_suite[] =
 	"  const tag = proto === Object.prototype ? '' : (proto && proto.constructor ? proto.constructor.name : 'null-proto') + ' ';\n"
 	"  return tag + '{' + Object.keys(v).map(k => q(k) + ': ' + describe(v[k], depth + 1)).join(', ') + '}';\n"
 	"}\n"
+	"function mkstr(nb) {  // the cases' strings: nb UTF-8 bytes, as bb_text_new makes them\n"
+	"  const unit = 'ab \\u00e9\\u20ac cd ', k = Math.floor(nb / 12);\n"
+	"  return [unit.repeat(k), 'a'.repeat(nb - 12 * k)].join('');\n"
+	"}\n"
+	"function batch(n) {  // the mutations of ui_ops_object_batch\n"
+	"  const KEYS = ['x', 'y', 'w', 'h', 'color', 'text', 'opacity', 'visible'], list = [];\n"
+	"  for (let m = 0; m < n; m++) list.push({id: m & 63, key: KEYS[(m >> 3) & 7], value: m * 0.5});\n"
+	"  return list;\n"
+	"}\n"
 	"function nest(n) { let v = 0; for (let i = 0; i < n; i++) v = [v]; return v; }\n"
 	"function depthOf(v) { let d = 0; while (Array.isArray(v)) { v = v[0]; d++; } return d; }\n"
 	"function echo(v) { return v; }\n"
@@ -379,6 +389,13 @@ static const char js_suite[] =
 	"  str_lone_low: () => '\\udc00',\n"
 	"  str_reversed_pair: () => '\\udc00\\ud800',\n"
 	"  str_64k: () => 'ab\\u00e9\\u20ac'.repeat(16384),\n"
+	"  str_case_16: () => mkstr(16),\n"
+	"  str_case_1k: () => mkstr(1024),\n"
+	"  str_case_64k: () => mkstr(65536),\n"
+	"  obj_str_16: () => ({id: 1, text: mkstr(16)}),\n"
+	"  obj_str_1k: () => ({id: 1, text: mkstr(1024)}),\n"
+	"  obj_str_64k: () => ({id: 1, text: mkstr(65536)}),\n"
+	"  batch_16: () => batch(16),\n"
 	"  arr_empty: () => [],\n"
 	"  arr_holes: () => [1, , 3],\n"
 	"  arr_sparse_tail: () => { const a = [0]; a[4] = 4; return a; },\n"
@@ -421,6 +438,7 @@ static const char js_suite[] =
 	"}\n"
 	"function caller(i) { return host_fail(i); }\n"
 	"function thrower() { throw new TypeError('boom from script'); }\n"
+	"function fail(i) { throw new Error('script_fail: refused ' + i); }  // error_script_to_host's\n"
 	"const TYPED = {\n"
 	"  add_neg_zero: () => host_add(-0, -0),\n"
 	"  add_nan: () => host_add(NaN, 1),\n"
@@ -449,6 +467,14 @@ static const char js_suite[] =
 	"  bytes_int8_falls_back: () => host_bytes(new Int8Array([-1])),\n"
 	"  set_prop_bad_key: () => set_prop(0, 'nope', 1),\n"
 	"  set_prop_ok: () => set_prop(1, 'w', -0),\n"
+	"  record_16: () => host_record({id: 41, text: mkstr(16)}),\n"
+	"  record_1k_same_text: () => host_record({id: 41, text: mkstr(1024)}).text === mkstr(1024),\n"
+	"  record_64k_same_text: () => host_record({id: 41, text: mkstr(65536)}).text === mkstr(65536),\n"
+	"  record_missing_text: () => host_record({id: 1}),\n"
+	"  set_node_ok: () => set_node({id: 1, key: 'w', value: -0}),\n"
+	"  set_node_bad_key: () => set_node({id: 1, key: 'nope', value: 1}),\n"
+	"  apply_batch_16: () => apply_batch(batch(16)),\n"
+	"  apply_batch_not_objects: () => apply_batch([1]),\n"
 	"};\n";
 
 /* ==== The checks ==== */
@@ -467,7 +493,7 @@ static br_state *new_context(const br_codec *codec)
 		return NULL;
 	v = JS_Eval(st->ctx, js_suite, sizeof js_suite - 1, "suite.js", JS_EVAL_TYPE_GLOBAL);
 	if (JS_IsException(v)) {
-		bin_exception_text(st);
+		br_exception_text(st);
 		fprintf(stderr, "conformance: suite.js: %s\n", st->err);
 		br_free(st);
 		return NULL;
@@ -483,7 +509,7 @@ static char *text_of(br_state *st, JSValue r)
 	char *out;
 
 	if (JS_IsException(r)) {
-		bin_exception_text(st);
+		br_exception_text(st);
 		return strdup(st->err);
 	}
 	s = JS_ToCString(st->ctx, r);
@@ -549,7 +575,7 @@ static char *h2s2h(br_state *st, const char *name)
 	snprintf(expr, sizeof expr, "C.%s()", name);
 	v = JS_Eval(st->ctx, expr, strlen(expr), "corpus.js", JS_EVAL_TYPE_GLOBAL);
 	if (JS_IsException(v)) {
-		bin_exception_text(st);
+		br_exception_text(st);
 		return strdup(st->err);
 	}
 	if (dyn_arr(&args, 1) < 0) {
@@ -561,7 +587,7 @@ static char *h2s2h(br_state *st, const char *name)
 	if (rc < 0) {
 		char buf[600];
 		dyn_free(&args);
-		bin_exception_text(st);
+		br_exception_text(st);
 		st->err[strcspn(st->err, "\n")] = '\0';
 		snprintf(buf, sizeof buf, "the host cannot hold it: %s", st->err);
 		return strdup(buf);
@@ -578,7 +604,7 @@ static char *h2s2h(br_state *st, const char *name)
 	back = ref_from_dyn(st, &result);
 	dyn_free(&result);
 	if (JS_IsException(back)) {
-		bin_exception_text(st);
+		br_exception_text(st);
 		return strdup(st->err);
 	}
 	{
@@ -649,7 +675,7 @@ static char *handle_step(br_state *st, int step)
 	case 0:
 		v = JS_Eval(st->ctx, reg, sizeof reg - 1, "handle.js", JS_EVAL_TYPE_GLOBAL);
 		if (JS_IsException(v)) {
-			bin_exception_text(st);
+			br_exception_text(st);
 			return strdup(st->err);
 		}
 		JS_FreeValue(st->ctx, v);
@@ -691,6 +717,7 @@ static int run(const br_codec *codec)
 	}
 	free(names);
 	report(&su, "h2s", "exception", global_call(su.st, "thrower"), global_call(su.ref, "thrower"));
+	report(&su, "h2s", "script_error", global_call(su.st, "fail"), global_call(su.ref, "fail"));
 	for (i = 0; i < 3; i++)
 		report(&su, "h2s", handle_steps[i], handle_step(su.st, i), handle_step(su.ref, i));
 	printf("# %d checks as the floor, %d not\n", su.same, su.differ);

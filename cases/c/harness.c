@@ -505,6 +505,22 @@ static const char js_object[] =
 	"O.id = 41;\n"
 	"expect(JSON.stringify(host_obj(O)), '{\"id\":42,\"ok\":true,\"x\":3.75}', 'host_obj(O)');\n";
 
+/* R holds S, N UTF-8 bytes (as in js_string); host_record gives back {id: id + 1, text}, the same text. */
+static const char js_record[] =
+	JS_MKSTR
+	"var R = {id: 41, text: S};\n"
+	"expect(host_record(R).id, 42, 'host_record(R).id');\n"
+	"expect(host_record(R).text, S, 'host_record(R).text');\n"
+	"function bench(n) {\n"
+	"  let s = 0;\n"
+	"  for (let i = 0; i < n; i++) {\n"
+	"    R.id = i;\n"
+	"    const r = host_record(R);\n"
+	"    s = (s + r.id + r.text.length) % 1000003;\n"
+	"  }\n"
+	"  return s;\n"
+	"}\n";
+
 static const char js_array[] =
 	"var A = [];\n"
 	"for (let i = 0; i < 64; i++) A.push(i * 0.5);\n"
@@ -524,6 +540,12 @@ static const char js_h2s_scalar[] = "function add(a, b) { return (a + b) % 10000
 /* The function the host calls is bb_obj_host in JavaScript. */
 static const char js_h2s_object[] = "function obj(o) { return {id: o.id + 1, ok: true, x: o.x + o.y}; }\n";
 
+/* The functions the host calls with its text (bb_text_new) give it back: the string crosses both ways. */
+static const char js_h2s_string[] = "function text(s) { return s; }\n";
+
+/* bb_record_host in JavaScript. */
+static const char js_h2s_record[] = "function record(r) { return {id: r.id + 1, text: r.text}; }\n";
+
 static const char js_callback[] = "host_register(function (x, y) { return (x + y) % 1000003; });\n";
 
 static const char js_error[] =
@@ -539,36 +561,39 @@ static const char js_error[] =
 	"expect(caught instanceof Error, true, 'host_fail(12) threw an Error');\n"
 	"expect(caught.message, 'host_fail: refused 12', 'its message');\n";
 
-/* Mutation m of a bench run sets node m & 63, key (m >> 3) & 7 to m / 2; bb_ui_check replays it. */
-static const char js_ui_calls[] =
-	"var KEYS = ['x', 'y', 'w', 'h', 'color', 'text', 'opacity', 'visible'];\n"
-	"function bench(n) {\n"
-	"  for (let f = 0; f < n; f++) {\n"
-	"    const base = f * 16;\n"
-	"    for (let k = 0; k < 16; k++) {\n"
-	"      const m = base + k;\n"
-	"      set_prop(m & 63, KEYS[(m >> 3) & 7], m * 0.5);\n"
-	"    }\n"
-	"  }\n"
-	"  return n;\n"
-	"}\n";
+/* The function the host calls throws; the host reads the error's message and stack (bb_check_script_error). */
+static const char js_script_error[] = "function fail(i) { throw new Error('script_fail: refused ' + i); }\n";
+
+/* Mutation m of a bench run sets node m & 63, key (m >> 3) & 7 to m / 2; bb_ui_check replays it. JS_UI_BENCH makes
+ * bench(n): n frames of 16 mutations, each written by the statement mutate (with m, k and KEYS), after the frame's
+ * start and before its send. */
+#define JS_UI_BENCH(start, mutate, send)                                                          \
+	"var KEYS = ['x', 'y', 'w', 'h', 'color', 'text', 'opacity', 'visible'];\n"               \
+	"function bench(n) {\n"                                                                   \
+	"  for (let f = 0; f < n; f++) {\n"                                                       \
+	"    const base = f * 16;\n" start "    for (let k = 0; k < 16; k++) {\n"                \
+	"      const m = base + k;\n"                                                             \
+	"      " mutate "\n"                                                                      \
+	"    }\n" send "  }\n"                                                                    \
+	"  return n;\n"                                                                           \
+	"}\n"
+
+static const char js_ui_calls[] = JS_UI_BENCH("", "set_prop(m & 63, KEYS[(m >> 3) & 7], m * 0.5);", "");
 
 /* The same mutations as (node, key index, value) triples in one typed array, sent once per frame. */
 static const char js_ui_buffer[] =
 	"var BUF = new Float64Array(48);\n"
-	"function bench(n) {\n"
-	"  for (let f = 0; f < n; f++) {\n"
-	"    const base = f * 16;\n"
-	"    for (let k = 0; k < 16; k++) {\n"
-	"      const m = base + k;\n"
-	"      BUF[3 * k] = m & 63;\n"
-	"      BUF[3 * k + 1] = (m >> 3) & 7;\n"
-	"      BUF[3 * k + 2] = m * 0.5;\n"
-	"    }\n"
-	"    apply_ops(BUF);\n"
-	"  }\n"
-	"  return n;\n"
-	"}\n";
+	JS_UI_BENCH("", "BUF[3 * k] = m & 63; BUF[3 * k + 1] = (m >> 3) & 7; BUF[3 * k + 2] = m * 0.5;",
+		    "    apply_ops(BUF);\n");
+
+/* The same mutations as small objects, one per call. */
+static const char js_ui_object_calls[] =
+	JS_UI_BENCH("", "set_node({id: m & 63, key: KEYS[(m >> 3) & 7], value: m * 0.5});", "");
+
+/* The same objects, made the same way, sent as one list per frame: a batch of mutations. */
+static const char js_ui_object_batch[] =
+	JS_UI_BENCH("    const list = [];\n", "list.push({id: m & 63, key: KEYS[(m >> 3) & 7], value: m * 0.5});",
+		    "    apply_batch(list);\n");
 
 static const char js_bytes[] =
 	"var B = new Uint8Array(65536);\n"
@@ -778,9 +803,74 @@ int bb_check_obj(void *st, int (*call)(void *st, const bb_obj_in *in, bb_obj_out
 	return 0;
 }
 
+bb_record bb_record_host(const bb_record *in)
+{
+	bb_record out;
+
+	out.id = (int32_t)((uint32_t)in->id + 1u);
+	out.text = in->text;
+	return out;
+}
+
+/* same_text says whether got holds want's bytes, else fails with what differs. */
+static int same_text(const char *what, const bb_str *got, const bb_str *want)
+{
+	if (got->len == want->len && memcmp(got->p, want->p, want->len) == 0)
+		return 0;
+	bb_error("%s came back as %zu bytes, want the %zu sent", what, got->len, want->len);
+	return -1;
+}
+
+int bb_check_text(void *st, bb_str text, int (*call)(void *st, const bb_str *in, bb_str *out))
+{
+	bb_str got;
+
+	if (call(st, &text, &got) < 0)
+		return -1;
+	return same_text("text(s)", &got, &text);
+}
+
+int bb_check_record(void *st, bb_str text, int (*call)(void *st, const bb_record *in, bb_record *out))
+{
+	bb_record in, got;
+
+	in.id = 41;
+	in.text = text;
+	if (call(st, &in, &got) < 0)
+		return -1;
+	if (got.id != 42) {
+		bb_error("record(r).id is %" PRId32 ", want 42", got.id);
+		return -1;
+	}
+	return same_text("record(r).text", &got.text, &text);
+}
+
 void bb_fail_message(char *buf, size_t size, int32_t i)
 {
 	snprintf(buf, size, "host_fail: refused %" PRId32, i);
+}
+
+int bb_check_script_error(void *st, int (*call)(void *st, int32_t i, bb_str *text))
+{
+	static const char want[] = "Error: script_fail: refused 12\n";
+	bb_str text;
+
+	if (call(st, 12, &text) < 0)
+		return -1;
+	if (text.len < sizeof want - 1 || memcmp(text.p, want, sizeof want - 1) != 0) {
+		bb_error("fail(12) threw %.*s, want %s and a stack", (int)(text.len < 80 ? text.len : 80), text.p, want);
+		return -1;
+	}
+	if (!strstr(text.p + sizeof want - 1, "at fail")) {
+		bb_error("the stack of fail(12)'s error does not name fail: %.*s", (int)(text.len < 200 ? text.len : 200), text.p);
+		return -1;
+	}
+	return 0;
+}
+
+int bb_ui_set_named(bb_ui *ui, double id, const char *key, size_t key_len, double value)
+{
+	return bb_ui_set(ui, id, bb_ui_key(key, key_len), value);
 }
 
 /* ==== QuickJS helpers ==== */
@@ -824,6 +914,28 @@ void bb_js_exception_text(JSContext *ctx, char *buf, size_t size)
 		JS_FreeValue(ctx, JS_GetException(ctx)); /* the exception of the failed conversion */
 		snprintf(buf, size, "exception that cannot be converted to a string");
 	}
+	JS_FreeValue(ctx, exc);
+}
+
+void bb_js_error_text(JSContext *ctx, char *buf, size_t size)
+{
+	JSValue exc = JS_GetException(ctx), stack = JS_UNDEFINED;
+	const char *s = JS_ToCString(ctx, exc), *t = NULL;
+
+	if (!s)
+		JS_FreeValue(ctx, JS_GetException(ctx)); /* the exception of the failed conversion */
+	if (JS_IsError(ctx, exc)) {
+		stack = JS_GetPropertyStr(ctx, exc, "stack");
+		if (JS_IsString(stack))
+			t = JS_ToCString(ctx, stack);
+		else if (JS_IsException(stack))
+			JS_FreeValue(ctx, JS_GetException(ctx));
+	}
+	snprintf(buf, size, "%s%s%s", s ? s : "exception that cannot be converted to a string", t && *t ? "\n" : "",
+		 t && *t ? t : "");
+	JS_FreeCString(ctx, s);
+	JS_FreeCString(ctx, t);
+	JS_FreeValue(ctx, stack);
 	JS_FreeValue(ctx, exc);
 }
 

@@ -149,8 +149,32 @@ double bb_bytes_sum(const uint8_t *p, size_t n);
 int bb_check_add(void *st, int (*call)(void *st, double a, double b, double *out));
 int bb_check_obj(void *st, int (*call)(void *st, const bb_obj_in *in, bb_obj_out *out));
 
+/* The object of the *_object_string_* cases: {id, text}, text of the case's bytes. */
+typedef struct bb_record {
+	int32_t id;
+	bb_str text;
+} bb_record;
+
+/* bb_record_host is host_record (and what the JavaScript function record computes): {id: id + 1, text: text}, the
+ * text the same bytes as the argument's. */
+bb_record bb_record_host(const bb_record *in);
+
+/* bb_check_text makes one call as host_to_script_string_* does and checks that the text came back unchanged;
+ * bb_check_record does the same for host_to_script_object_string_*. A call's out->text stays valid until the next
+ * call. Both return 0, or -1 after bb_error. */
+int bb_check_text(void *st, bb_str text, int (*call)(void *st, const bb_str *in, bb_str *out));
+int bb_check_record(void *st, bb_str text, int (*call)(void *st, const bb_record *in, bb_record *out));
+
 /* bb_fail_message formats host_fail's error message for argument i. */
 void bb_fail_message(char *buf, size_t size, int32_t i);
+
+/* bb_check_script_error makes one call as error_script_to_host does: call(st, i, text) calls the script's fail(i),
+ * which throws, and gives the error's text as the host got it ("Error: message", a newline and the stack, valid
+ * until the next call). It checks the message and that the stack names fail. 0, or -1 after bb_error. */
+int bb_check_script_error(void *st, int (*call)(void *st, int32_t i, bb_str *text));
+
+/* UI mutations as small objects {id, key, value}: bb_ui_set_named applies one whose key is a property name. */
+int bb_ui_set_named(bb_ui *ui, double id, const char *key, size_t key_len, double value);
 
 /* ---- QuickJS helpers ---- */
 
@@ -160,6 +184,9 @@ JSContext *bb_js_new(void *opaque);
 void bb_js_free(JSContext *ctx);
 /* bb_js_exception_text takes the pending exception and writes its text ("Error: message") into buf. */
 void bb_js_exception_text(JSContext *ctx, char *buf, size_t size);
+/* bb_js_error_text takes the pending exception and writes its text and, for an Error, a newline and its stack
+ * into buf: what a host gets of an exception in JavaScript. */
+void bb_js_error_text(JSContext *ctx, char *buf, size_t size);
 /* bb_js_fail turns the pending exception into bb_error and returns -1. */
 int bb_js_fail(JSContext *ctx);
 /* bb_js_load evaluates the case's script and stores the global function fn_name in *fn (fn_name and fn may be

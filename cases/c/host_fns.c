@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ==== Typed host functions: they see Dyn values only, and answer with a Dyn or an error result ==== */
-
 /* arg returns argument i if it has the kind wanted, else NULL after an error result. */
 static const dyn *arg(br_state *st, const dyn *args, size_t i, dyn_kind kind, const char *fn)
 {
@@ -20,7 +18,7 @@ static const dyn *arg(br_state *st, const dyn *args, size_t i, dyn_kind kind, co
 	return NULL;
 }
 
-/* to_int32 is JavaScript's ToInt32, for host parameters typed int. */
+/* host_int32 is JavaScript's ToInt32, for host parameters typed int. */
 int32_t host_int32(double d)
 {
 	if (!isfinite(d))
@@ -50,7 +48,7 @@ static int nums_from_dyn(br_state *st, const dyn *d, const char *fn, double **ou
 	return 0;
 }
 
-/* field returns member key of obj if it has the kind wanted, else NULL after an error result. */
+/* host_field returns member key of obj if it has the kind wanted, else NULL after an error result. */
 const dyn *host_field(br_state *st, const dyn *obj, const char *key, dyn_kind kind)
 {
 	const dyn *v = dyn_get(obj, key);
@@ -66,7 +64,8 @@ static int obj_from_dyn(br_state *st, const dyn *d, bb_obj_in *o)
 {
 	const dyn *id = host_field(st, d, "id", DYN_NUM), *name = id ? host_field(st, d, "name", DYN_STR) : NULL;
 	const dyn *x = name ? host_field(st, d, "x", DYN_NUM) : NULL, *y = x ? host_field(st, d, "y", DYN_NUM) : NULL;
-	const dyn *tags = y ? host_field(st, d, "tags", DYN_ARR) : NULL, *pos = tags ? host_field(st, d, "pos", DYN_OBJ) : NULL;
+	const dyn *tags = y ? host_field(st, d, "tags", DYN_ARR) : NULL;
+	const dyn *pos = tags ? host_field(st, d, "pos", DYN_OBJ) : NULL;
 	const dyn *a = pos ? host_field(st, pos, "a", DYN_NUM) : NULL, *b = a ? host_field(st, pos, "b", DYN_NUM) : NULL;
 	int i;
 
@@ -242,6 +241,82 @@ static int host_bytes(br_state *st, const dyn *args, dyn *result)
 	return 0;
 }
 
+int br_record_from_dyn(br_state *st, const dyn *d, bb_record *r)
+{
+	const dyn *id = host_field(st, d, "id", DYN_NUM), *text = id ? host_field(st, d, "text", DYN_STR) : NULL;
+
+	if (!text)
+		return -1;
+	r->id = host_int32(id->u.num);
+	r->text.p = text->u.str.p;
+	r->text.len = text->u.str.len;
+	return 0;
+}
+
+int br_record_to_dyn(const bb_record *r, dyn *d)
+{
+	dyn *text;
+
+	if (dyn_obj(d, 2) < 0)
+		return -1;
+	if (dyn_set_num(d, 0, "id", r->id) < 0 || !(text = dyn_key(d, 1, "text")) ||
+	    dyn_str(text, r->text.p, r->text.len) < 0) {
+		dyn_free(d);
+		return -1;
+	}
+	return 0;
+}
+
+/* host_record: {id, text} -> {id: id + 1, text}, the text copied into the result. */
+static int host_record(br_state *st, const dyn *args, dyn *result)
+{
+	const dyn *o = arg(st, args, 0, DYN_OBJ, "host_record");
+	bb_record in, out;
+
+	if (!o || br_record_from_dyn(st, o, &in) < 0)
+		return -1;
+	out = bb_record_host(&in);
+	return br_record_to_dyn(&out, result) < 0 ? host_err(st, "host_record: out of memory") : 0;
+}
+
+/* apply_node applies the mutation {id, key, value}. */
+static int apply_node(br_state *st, const dyn *d)
+{
+	const dyn *id = host_field(st, d, "id", DYN_NUM), *key = id ? host_field(st, d, "key", DYN_STR) : NULL;
+	const dyn *value = key ? host_field(st, d, "value", DYN_NUM) : NULL;
+
+	if (!value)
+		return -1;
+	if (bb_ui_set_named(&st->ui, id->u.num, key->u.str.p, key->u.str.len, value->u.num) < 0)
+		return host_err(st, "bad node or key");
+	return 0;
+}
+
+static int set_node(br_state *st, const dyn *args, dyn *result)
+{
+	const dyn *o = arg(st, args, 0, DYN_OBJ, "set_node");
+
+	result->kind = DYN_NULL;
+	return o ? apply_node(st, o) : -1;
+}
+
+static int apply_batch(br_state *st, const dyn *args, dyn *result)
+{
+	const dyn *list = arg(st, args, 0, DYN_ARR, "apply_batch");
+	size_t i;
+
+	result->kind = DYN_NULL;
+	if (!list)
+		return -1;
+	for (i = 0; i < list->u.arr.len; i++) {
+		if (list->u.arr.items[i].kind != DYN_OBJ)
+			return host_err(st, "apply_batch: element %u is not an object", (unsigned)i);
+		if (apply_node(st, &list->u.arr.items[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* host_echo returns a copy of its argument (or undefined): the conformance suite's round trip. No case uses it. */
 static int host_echo(br_state *st, const dyn *args, dyn *result)
 {
@@ -257,6 +332,7 @@ const br_host_fn br_host_fns[] = {
 	{"host_add", host_add, 2},   {"host_upper", host_upper, 1},       {"host_obj", host_obj, 1},
 	{"host_sum", host_sum, 1},   {"host_register", host_register, 1}, {"host_fail", host_fail, 1},
 	{"set_prop", set_prop, 3},   {"apply_ops", apply_ops, 1},         {"host_bytes", host_bytes, 1},
+	{"host_record", host_record, 1}, {"set_node", set_node, 1},  {"apply_batch", apply_batch, 1},
 	{"host_echo", host_echo, 1},
 };
 const int br_nhost_fns = sizeof br_host_fns / sizeof br_host_fns[0];

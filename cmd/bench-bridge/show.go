@@ -52,12 +52,16 @@ func newCasesCmd(stdout io.Writer) *cobra.Command {
 		Short: "List the case catalogue: name, what one op is, whether it crosses the boundary",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			width := 0
+			for _, c := range cases.Catalogue {
+				width = max(width, len(c.Name))
+			}
 			for _, c := range cases.Catalogue {
 				kind := "crossing"
 				if !c.Crossing {
 					kind = "no crossing"
 				}
-				fmt.Fprintf(stdout, "%-26s %-12s %s\n", c.Name, kind, c.Op)
+				fmt.Fprintf(stdout, "%-*s %-12s %s\n", width, c.Name, kind, c.Op)
 			}
 			return nil
 		},
