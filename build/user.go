@@ -19,8 +19,9 @@ import (
 //	CC, CFLAGS, LDFLAGS                  the target's toolchain
 //	BENCH_BRIDGE_QUICKJS_SRC             QuickJS's source tree (for -I)
 //	BENCH_BRIDGE_QUICKJS_OBJS            QuickJS's object files, space separated
-//	BENCH_BRIDGE_HARNESS                 a directory with harness.c and harness.h (the protocol's main) and
-//	                                     case_table.h (the reference programs' loops), if wanted
+//	BENCH_BRIDGE_HARNESS                 a directory with harness.c and harness.h (the protocol's main),
+//	                                     cases.def (the case list harness.c includes) and case_table.h (the
+//	                                     reference programs' set-ups and loops), if wanted
 func UserBridge(ctx context.Context, tc Toolchain, lib *Library, name, dir, command, binary string, log io.Writer) (*Program, error) {
 	harness, err := os.MkdirTemp("", "bench-bridge-harness-")
 	if err != nil {
