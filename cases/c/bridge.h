@@ -1,5 +1,6 @@
-/* bridge.h: what the reference bridge (bridge.c) shares with its codecs (codec_binary.c, codec_fast.c) and with the
- * conformance program (conformance.c).
+/* bridge.h: the parts of the reference bridge, shared by its bench program (bridge.c) and the conformance program
+ * (conformance.c): the Dyn type (dyn.c), the bridge's state (bridge_state.c), the typed host functions (host_fns.c)
+ * and the codecs (codec_json.c, codec_binary.c, codec_fast.c).
  *
  * The host sees values as Dyn trees and its typed host functions take and give Dyn values; a codec is how a value
  * crosses between QuickJS and Dyn. Every bridge binary holds every codec; -DBB_CODEC_X picks the one its cases use
