@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -61,8 +62,8 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 	}
 	defines = append(defines, extra...)
 	keyParts := []string{kind, codec, lib.Compiler, strings.Join(lib.Objects, " "), strings.Join(tc.CFlags, " "), strings.Join(tc.LDFlags, " "), strings.Join(defines, " ")}
-	for name, b := range files {
-		keyParts = append(keyParts, name, string(b))
+	for _, name := range slices.Sorted(maps.Keys(files)) { // in a fixed order: the same sources, the same key
+		keyParts = append(keyParts, name, string(files[name]))
 	}
 	cache, err := CacheDir()
 	if err != nil {

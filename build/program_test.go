@@ -30,6 +30,10 @@ func TestEveryCodecBuildsAndSaysWhichItIs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("codec %s: %v", codec, err)
 		}
+		// The same sources, library and flags are the same cached binary: no rebuild, whatever the order of a map.
+		if again, err := BuildProgram(ctx, tc, lib, artifact.ProgramBridge, codec, io.Discard); err != nil || again.Path != prog.Path {
+			t.Errorf("codec %s built again: %v, %v; want the cached %s", codec, again, err, prog.Path)
+		}
 		out, err := exec.Command(prog.Path, "run", "--samples", "1", "--min-time-ns", "1000000", "--warmup-ns", "0",
 			"script_to_host_scalar", "script_to_host_object").CombinedOutput()
 		if err != nil {
