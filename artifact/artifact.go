@@ -56,6 +56,9 @@ type Device struct {
 	QuickJS  string `json:"quickjs"`
 	// Emulated is true when the program ran under an emulator (qemu): its numbers are not the device's.
 	Emulated bool `json:"emulated"`
+	// EmulatedReason says why the run counts as emulated (an emulator device, a qemu- run prefix, a program for
+	// another architecture than the device's kernel); empty when it is not, and in artifacts older than the field.
+	EmulatedReason string `json:"emulated_reason,omitempty"`
 	// RunPrefix is the command the program ran under on the device ("taskset -c 1", "qemu-arm -cpu cortex-a8").
 	RunPrefix string `json:"run_prefix,omitempty"`
 	// Libc names the device's C library ("glibc 2.36"); static programs do not use it, but it dates the system.

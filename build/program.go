@@ -79,7 +79,7 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 	if _, err := os.Stat(prog.Path); err == nil {
 		return prog, nil
 	}
-	unlock, err := lockFile(dir + ".lock")
+	unlock, err := lockFile(ctx, dir+".lock")
 	if err != nil {
 		return nil, err
 	}

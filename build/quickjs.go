@@ -64,7 +64,7 @@ func QuickJSSource(ctx context.Context, explicit string, log io.Writer) (string,
 	if checkQuickJSTree(dir) == nil {
 		return dir, nil
 	}
-	unlock, err := lockFile(filepath.Join(cache, "quickjs.lock"))
+	unlock, err := lockFile(ctx, filepath.Join(cache, "quickjs.lock"))
 	if err != nil {
 		return "", err
 	}

@@ -132,7 +132,7 @@ func BuildQuickJS(ctx context.Context, tc Toolchain, src string, log io.Writer) 
 	if _, err := os.Stat(stamp); err == nil {
 		return lib, nil
 	}
-	unlock, err := lockFile(dir + ".lock")
+	unlock, err := lockFile(ctx, dir+".lock")
 	if err != nil {
 		return nil, err
 	}
@@ -181,4 +181,56 @@ func hashOf(parts ...string) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// abiToolchains maps an Android ABI (ro.product.cpu.abi) to the Debian cross toolchain that builds static
+// programs for it.
+var abiToolchains = map[string]string{
+	"arm64-v8a":   "aarch64",
+	"armeabi-v7a": "armv7",
+	"x86_64":      "x86_64",
+	"x86":         "x86",
+}
+
+// ndkTriples are the NDK clang targets for each ABI. API level 21 (Android 5) is the oldest the current NDKs build
+// for, and a static program built for it runs on every later release.
+var ndkTriples = map[string]string{
+	"arm64-v8a":   "aarch64-linux-android21",
+	"armeabi-v7a": "armv7a-linux-androideabi21",
+	"x86_64":      "x86_64-linux-android21",
+	"x86":         "i686-linux-android21",
+}
+
+// ForPlatform picks the toolchain for what a target reports (targets.Platform): the toolchain it names, else the
+// one for its Android ABI (the NDK's clang when $ANDROID_NDK_HOME is set, Debian's cross compiler otherwise), else
+// the host's.
+func ForPlatform(toolchain, abi string) (Toolchain, error) {
+	return forPlatform(toolchain, abi, os.Getenv("ANDROID_NDK_HOME"))
+}
+
+func forPlatform(toolchain, abi, ndk string) (Toolchain, error) {
+	switch {
+	case toolchain != "":
+		return ToolchainNamed(toolchain)
+	case abi == "":
+		return Host(), nil
+	}
+	name, ok := abiToolchains[abi]
+	if !ok {
+		return Toolchain{}, fmt.Errorf("ro.product.cpu.abi is %q, which bench-bridge cannot build for "+
+			"(arm64-v8a, armeabi-v7a, x86_64, x86); name a toolchain in the config", abi)
+	}
+	tc := Toolchains[name]
+	if ndk == "" {
+		return tc, nil
+	}
+	clang := filepath.Join(ndk, "toolchains", "llvm", "prebuilt", runtime.GOOS+"-x86_64", "bin", "clang")
+	return Toolchain{
+		Name:   "ndk-" + name,
+		CC:     clang + " --target=" + ndkTriples[abi],
+		CFlags: slices.Clone(tc.CFlags),
+		// The NDK's libc.a has pthreads in it and needs no libatomic.
+		LDFlags: []string{"-static", "-lm"},
+		Hint:    "ANDROID_NDK_HOME is " + ndk + ", which has no " + clang + ": point it at an NDK (r23 or later)",
+	}, nil
 }

@@ -72,13 +72,11 @@ func quickJS(explicit string) Finding {
 
 // checkTarget checks one target: its definition, its compiler, the device and its profilers.
 func checkTarget(ctx context.Context, cfg *config.Config, name string, o Options) []Finding {
-	spec, known := cfg.Targets[name]
-	if !known {
-		spec, known = targets.BuiltIn[name]
-	}
+	specs := cfg.Specs()
+	spec, known := targets.Lookup(name, specs)
 	if !known {
 		return []Finding{{Target: name, Part: "definition", Required: true, Detail: "unknown target",
-			Fix: "declare it under [targets." + name + "] in " + config.DefaultFile + " (have " + strings.Join(targets.Names(cfg), ", ") + ")"}}
+			Fix: "declare it under [targets." + name + "] in " + config.DefaultFile + " (have " + strings.Join(targets.Names(specs), ", ") + ")"}}
 	}
 	var out []Finding
 	if spec.Kind == "adb" {
@@ -89,18 +87,26 @@ func checkTarget(ctx context.Context, cfg *config.Config, name string, o Options
 	}
 	tctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	t, err := targets.Open(tctx, name, cfg, o.Overrides)
+	t, err := targets.Open(tctx, name, specs, o.Overrides)
 	if err != nil {
 		return append(out, Finding{Target: name, Part: "device", Required: true, Detail: firstLine(err), Fix: hint(err)})
 	}
 	defer t.Close()
-	tc := t.Toolchain()
+	p := t.Platform()
+	tc, err := build.ForPlatform(p.Toolchain, p.ABI)
+	if err != nil {
+		return append(out, Finding{Target: name, Part: "compiler", Required: true, Detail: firstLine(err), Fix: hint(err)})
+	}
 	out = append(out, compiler(name, tc))
 	if err := t.Run(tctx, "true", nil, io.Discard, io.Discard); err != nil {
 		return append(out, Finding{Target: name, Part: "device", Required: true, Detail: firstLine(err), Fix: hint(err)})
 	}
 	out = append(out, Finding{Target: name, Part: "device", OK: true, Required: true, Detail: "reachable, runs programs"})
-	if p := strings.Fields(spec.RunPrefix + " " + o.Overrides.RunPrefix); len(p) > 0 {
+	prefix := o.Overrides.RunPrefix
+	if prefix == "" {
+		prefix = spec.RunPrefix
+	}
+	if p, _ := targets.PrefixWords(prefix); len(p) > 0 {
 		out = append(out, onDevice(tctx, t, name, p[0], "run prefix "+p[0], true, "install "+p[0]+" on the device (for qemu: apt-get install qemu-user)"))
 	}
 	found := false

@@ -11,7 +11,6 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
@@ -23,7 +22,7 @@ func bridgeProgram(t *testing.T) (targets.Target, string, artifact.Device) {
 	if runtime.GOOS != "linux" {
 		t.Skip("perf, strace and callgrind are Linux profilers; on macOS profile uses sample")
 	}
-	local, err := targets.NewLocal("linux", config.Target{Kind: "local"})
+	local, err := targets.NewLocal("linux", targets.Spec{Kind: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,11 +31,11 @@ func bridgeProgram(t *testing.T) (targets.Target, string, artifact.Device) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib, err := build.BuildQuickJS(ctx, local.Toolchain(), src, io.Discard)
+	lib, err := build.BuildQuickJS(ctx, build.Host(), src, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := build.BuildProgram(ctx, local.Toolchain(), lib, artifact.ProgramBridge, "json", io.Discard)
+	prog, err := build.BuildProgram(ctx, build.Host(), lib, artifact.ProgramBridge, "json", io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

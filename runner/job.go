@@ -34,9 +34,22 @@ type UserBridge struct {
 	Name, Dir, Build, Binary string
 }
 
+// Toolchain is what builds the job's program: the one its target's platform calls for.
+func (j *Job) Toolchain() (build.Toolchain, error) {
+	p := j.Target.Platform()
+	tc, err := build.ForPlatform(p.Toolchain, p.ABI)
+	if err != nil {
+		return build.Toolchain{}, fmt.Errorf("target %s: %w", j.Target.Name(), err)
+	}
+	return tc, nil
+}
+
 // Build fetches QuickJS if needed and builds (or finds in the cache) the job's program for its target's toolchain.
 func (j *Job) Build(ctx context.Context) (*build.Program, error) {
-	tc := j.Target.Toolchain()
+	tc, err := j.Toolchain()
+	if err != nil {
+		return nil, err
+	}
 	src, err := build.QuickJSSource(ctx, j.QuickJSSrc, j.Log)
 	if err != nil {
 		return nil, err
@@ -63,6 +76,7 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 		return nil, err
 	}
 	dev.Compiler, dev.CFlags, dev.QuickJS = prog.Compiler, prog.CFlags, build.QuickJSVersion
+	targets.CheckProgram(&dev, prog.Path)
 	remote, err := j.Target.Push(ctx, prog.Path)
 	if err != nil {
 		return nil, err

@@ -9,14 +9,13 @@ import (
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
 func localTarget(t *testing.T) targets.Target {
 	t.Helper()
 	name := map[string]string{"linux": "linux", "darwin": "mac"}[runtime.GOOS]
-	l, err := targets.NewLocal(name, config.Target{Kind: "local"})
+	l, err := targets.NewLocal(name, targets.Spec{Kind: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}

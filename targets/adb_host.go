@@ -50,7 +50,9 @@ func (h adbHost) dial(ctx context.Context) (net.Conn, error) {
 		return nil, fmt.Errorf("no adb server at %s, and adb is not installed to start one: apt-get install adb, "+
 			"or Android's platform-tools", h.addr)
 	}
-	if out, err := exec.CommandContext(ctx, "adb", "start-server").CombinedOutput(); err != nil {
+	start, cancel := context.WithTimeout(ctx, shortOp)
+	defer cancel()
+	if out, err := exec.CommandContext(start, "adb", "start-server").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("no adb server at %s and adb start-server failed: %v: %s", h.addr, err, strings.TrimSpace(string(out)))
 	}
 	if c, err = d.DialContext(ctx, "tcp", h.addr); err != nil {
@@ -253,21 +255,36 @@ func (h adbHost) shellV1Output(ctx context.Context, serial, command string, out 
 	return err
 }
 
-// service opens a device service through the server; the connection is cut when ctx ends.
+// service opens a device service through the server; the connection is cut when ctx ends. Opening it has a bound
+// of its own, since a server may answer host:transport and then never the service request.
 func (h adbHost) service(ctx context.Context, serial, name string) (io.ReadCloser, error) {
 	c, err := h.dial(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := request(c, "host:transport:"+serial); err != nil {
-		c.Close()
-		return nil, err
-	}
-	if err := request(c, name); err != nil {
-		c.Close()
-		return nil, err
-	}
 	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
+	c.SetDeadline(time.Now().Add(openOp))
+	err = request(c, "host:transport:"+serial)
+	if err == nil {
+		err = request(c, name)
+	}
+	if err == nil {
+		c.SetDeadline(time.Time{})
+		err = ctx.Err() // cancelled while the deadline was being cleared
+	}
+	if err != nil {
+		stop()
+		c.Close()
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
+			service, _, _ := strings.Cut(name, ":")
+			return nil, &TimeoutError{Step: "opening adb service " + service + " on " + serial, Bound: openOp}
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
 	return &serviceConn{c, stop}, nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/internal/adbsim"
 )
 
@@ -47,8 +46,8 @@ func pushScript(t *testing.T, a *ADB, name, body string) string {
 
 func TestADBRun(t *testing.T) {
 	a, dev := simulated(t, adbsim.Emulator())
-	if a.Serial() != dev.Addr() || a.Toolchain().Name != "aarch64" {
-		t.Errorf("serial %s, toolchain %s; want %s, aarch64", a.Serial(), a.Toolchain().Name, dev.Addr())
+	if a.Serial() != dev.Addr() || a.Platform().ABI != "arm64-v8a" {
+		t.Errorf("serial %s, platform %+v; want %s, arm64-v8a", a.Serial(), a.Platform(), dev.Addr())
 	}
 	// Pushed with mode 0755 (gadb's PushFile would make it 0664, not executable), stdout and stderr apart, the
 	// arguments one word each, a non-zero status, and more output than one adb packet holds.
@@ -179,7 +178,7 @@ func TestADBChoosingDevice(t *testing.T) {
 	srv := adbsim.StartServer(t)
 	t.Setenv("ANDROID_SERIAL", "")
 	open := func(serial string) error {
-		_, err := NewADB(context.Background(), "android", config.Target{Kind: "adb"}, Overrides{Serial: serial})
+		_, err := NewADB(context.Background(), "android", Spec{Kind: "adb"}, Overrides{Serial: serial})
 		return err
 	}
 	if err := open(""); err == nil || !strings.Contains(err.Error(), "no Android device attached") {
@@ -210,31 +209,12 @@ func TestADBChoosingDevice(t *testing.T) {
 	if err := open("emulator-5554"); err == nil || !strings.Contains(err.Error(), "no device emulator-5554 (adb devices lists ") {
 		t.Errorf("unknown serial: %v", err)
 	}
-	named := config.Target{Kind: "adb", Serial: good.Addr()}
+	named := Spec{Kind: "adb", Serial: good.Addr()}
 	if a, err := NewADB(context.Background(), "pixel", named, Overrides{}); err != nil || a.Serial() != good.Addr() {
 		t.Errorf("a config target naming %s: %v", good.Addr(), err)
 	}
 	t.Setenv("ANDROID_SERIAL", good.Addr())
 	if err := open(""); err != nil {
 		t.Errorf("ANDROID_SERIAL=%s: %v", good.Addr(), err)
-	}
-}
-
-func TestAndroidToolchain(t *testing.T) {
-	for abi, want := range map[string]string{"arm64-v8a": "aarch64", "armeabi-v7a": "armv7", "x86_64": "x86_64", "x86": "x86"} {
-		tc, err := androidToolchain(abi, "", "")
-		if err != nil || tc.Name != want {
-			t.Errorf("%s: %s, %v; want %s", abi, tc.Name, err, want)
-		}
-	}
-	tc, err := androidToolchain("arm64-v8a", "", "/opt/ndk")
-	if err != nil || tc.CC != "/opt/ndk/toolchains/llvm/prebuilt/linux-x86_64/bin/clang --target=aarch64-linux-android21" || tc.Name != "ndk-aarch64" {
-		t.Errorf("ndk: %+v, %v", tc, err)
-	}
-	if _, err := androidToolchain("mips", "", ""); err == nil || !strings.Contains(err.Error(), `"mips"`) {
-		t.Errorf("mips: %v", err)
-	}
-	if tc, err := androidToolchain("mips", "webos", ""); err != nil || tc.Name != "webos" {
-		t.Errorf("a configured toolchain wins: %+v, %v", tc, err)
 	}
 }

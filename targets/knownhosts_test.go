@@ -12,7 +12,6 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/internal/sshdtest"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 	"github.com/bench-bridge/bench-bridge/targets"
@@ -22,7 +21,7 @@ import (
 func openKnown(t *testing.T, srv *sshdtest.Server, known string, o targets.Overrides) (targets.Target, error) {
 	t.Helper()
 	o.KnownHosts = known
-	return open(t, srv, config.Target{}, o)
+	return open(t, srv, targets.Spec{}, o)
 }
 
 // fingerprint is what ssh-keygen -lf prints for the server's host key.

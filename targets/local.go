@@ -12,38 +12,29 @@ import (
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/build"
-	"github.com/bench-bridge/bench-bridge/config"
 )
 
 // Local runs programs on this machine: the linux and mac targets.
 type Local struct {
-	name string
-	tc   build.Toolchain
+	name      string
+	toolchain string
 }
 
 // NewLocal returns the local target called name. The built-in names linux and mac refuse to run on the other
 // system; a configured local target may name a toolchain (the host's by default).
-func NewLocal(name string, spec config.Target) (*Local, error) {
+func NewLocal(name string, spec Spec) (*Local, error) {
 	if want, builtin := map[string]string{"linux": "linux", "mac": "darwin"}[name]; builtin && runtime.GOOS != want {
 		other := map[string]string{"linux": "linux", "darwin": "mac"}[runtime.GOOS]
 		return nil, fmt.Errorf("target %s runs on %s, and this machine runs %s: use bench-bridge %s", name, want, runtime.GOOS, other)
 	}
-	tc := build.Host()
-	if spec.Toolchain != "" {
-		var err error
-		if tc, err = build.ToolchainNamed(spec.Toolchain); err != nil {
-			return nil, fmt.Errorf("target %s: %w", name, err)
-		}
-	}
-	return &Local{name: name, tc: tc}, nil
+	return &Local{name: name, toolchain: spec.Toolchain}, nil
 }
 
 // Name implements Target.
 func (l *Local) Name() string { return l.name }
 
-// Toolchain implements Target.
-func (l *Local) Toolchain() build.Toolchain { return l.tc }
+// Platform implements Target: the host's toolchain unless the spec names one.
+func (l *Local) Platform() Platform { return Platform{Toolchain: l.toolchain} }
 
 // Push implements Target: a local binary runs where it was built.
 func (l *Local) Push(_ context.Context, local string) (string, error) { return local, nil }

@@ -7,10 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/bench-bridge/bench-bridge/config"
 )
 
 // novacomdTokenize splits a command line as novacomd does on the device (tokenize() in src/novacom/commands.c of
@@ -60,17 +60,19 @@ func sent(argv []string) string {
 }
 
 func TestNovacomCommandLines(t *testing.T) {
-	n := &Novacom{name: "touchpad", devID: "usb"}
+	n := &novacomConn{label: "touchpad", devID: "usb"}
 	argv, err := n.args("put", "/media/internal/bench bridge/floor")
 	if want := []string{"-d", "usb", "put", `file:///media/internal/bench\ bridge/floor`}; err != nil || !reflect.DeepEqual(argv, want) {
 		t.Errorf("put: %q, %v; want %q", argv, err, want)
 	}
-	argv, _ = (&Novacom{}).args("get", "/tmp/x")
+	argv, _ = (&novacomConn{}).args("get", "/tmp/x")
 	if want := []string{"get", "file:///tmp/x"}; !reflect.DeepEqual(argv, want) {
 		t.Errorf("get without a device: %q; want %q", argv, want)
 	}
-	argv, _ = n.shellArgs(killScript(42))
-	if got := novacomdTokenize(sent(argv)); !reflect.DeepEqual(got, []string{"run", "file:///bin/sh", "-c", killScript(42)}) {
+	kill := killScript("/tmp/bench-bridge-x/.run-1.pid")
+	argv, _ = n.execArgs(kill)
+	want := []string{"run", "file:///bin/sh", "-c", "/bin/sh -c " + shellQuote(kill) + `; echo "` + exitMarker + `$?" >&2`}
+	if got := novacomdTokenize(sent(argv)); !reflect.DeepEqual(got, want) {
 		t.Errorf("kill: %q", got)
 	}
 	if argv[2] != "run" || argv[4] != "--" {
@@ -78,16 +80,17 @@ func TestNovacomCommandLines(t *testing.T) {
 	}
 }
 
-// TestNovacomRunScript decodes the run command as the device would and runs the script in this machine's sh: the
-// program gets its arguments whole, and the exit marker carries its status.
+// TestNovacomRunScript decodes the run command as the device would and runs it in this machine's sh: the program
+// gets its arguments whole, the pid file has its pid, and the exit marker carries its status.
 func TestNovacomRunScript(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "bench dir; it's")
 	os.MkdirAll(dir, 0o755)
 	prog := filepath.Join(dir, `prog "x" $(touch INJECTED)`)
-	os.WriteFile(prog, []byte("#!/bin/sh\nprintf '[%s]\\n' \"$@\"\nexit 7\n"), 0o755)
+	os.WriteFile(prog, []byte("#!/bin/sh\nprintf '[%s]\\n' \"$@\"\necho $$ > own.pid\nexit 7\n"), 0o755)
 	args := []string{"two words", "it's", "semi;colon; touch INJECTED", `back\slash`, "$(touch INJECTED)", "tab\there", "-"}
-	n := &Novacom{name: "touchpad", remoteShell: remoteShell{prefix: []string{"env", "A=1"}}}
-	argv, err := n.runArgs(dir, prog, args)
+	n := &novacomConn{label: "touchpad"}
+	pidFile := filepath.Join(dir, ".run-1.pid")
+	argv, err := n.execArgs(runScript(dir, pidFile, []string{"env", "A=1"}, prog, args))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,9 +99,9 @@ func TestNovacomRunScript(t *testing.T) {
 		t.Fatalf("tokens %q", toks)
 	}
 	var stdout, stderr bytes.Buffer
-	pids, status := newPidFilter(&stdout), &exitFilter{w: &stderr}
+	status := &exitFilter{w: &stderr}
 	cmd := exec.Command("/bin/sh", "-c", toks[3])
-	cmd.Stdout, cmd.Stderr = pids, status
+	cmd.Stdout, cmd.Stderr = &stdout, status
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -107,14 +110,19 @@ func TestNovacomRunScript(t *testing.T) {
 		want += "[" + a + "]\n"
 	}
 	code, ok := status.result()
-	if stdout.String() != want || pids.Pid() <= 0 || !ok || code != 7 || stderr.Len() != 0 {
-		t.Errorf("stdout %q (want %q), pid %d, status %d %v, stderr %q", stdout.String(), want, pids.Pid(), code, ok, stderr.String())
+	if stdout.String() != want || !ok || code != 7 || stderr.Len() != 0 {
+		t.Errorf("stdout %q (want %q), status %d %v, stderr %q", stdout.String(), want, code, ok, stderr.String())
+	}
+	recorded, _ := os.ReadFile(pidFile)
+	own, _ := os.ReadFile(filepath.Join(dir, "own.pid"))
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(recorded))); err != nil || pid <= 0 || string(recorded) != string(own) {
+		t.Errorf("pid file %q, the program's own pid %q: exec must keep the pid", recorded, own)
 	}
 	var exit *ExitError
-	if err := shellStatus(code); !errors.As(err, &exit) || exit.Status != 7 {
+	if err := exitStatus(code); !errors.As(err, &exit) || exit.Status != 7 {
 		t.Errorf("status 7: %v", err)
 	}
-	if err := shellStatus(139); !errors.As(err, &exit) || exit.Signal != "SIGSEGV" {
+	if err := exitStatus(139); !errors.As(err, &exit) || exit.Signal != "SIGSEGV" {
 		t.Errorf("status 139: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "INJECTED")); err == nil {
@@ -123,7 +131,7 @@ func TestNovacomRunScript(t *testing.T) {
 }
 
 func TestNovacomRefusesWhatItCannotCarry(t *testing.T) {
-	n := &Novacom{name: "touchpad"}
+	n := &novacomConn{label: "touchpad"}
 	for _, arg := range []string{"", "two\nlines", " leading", `\start`, "trailing "} {
 		if _, err := n.args("run", "/bin/echo", arg); err == nil || !strings.Contains(err.Error(), "novacom cannot pass") {
 			t.Errorf("%q: %v", arg, err)
@@ -152,7 +160,7 @@ func TestExitFilterKeepsStderr(t *testing.T) {
 
 func TestNovacomMissingSaysWhatToInstall(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	_, err := NewNovacom("touchpad", config.Target{Kind: "novacom"}, Overrides{})
+	_, err := NewNovacom("touchpad", Spec{Kind: "novacom"}, Overrides{})
 	if err == nil || !strings.Contains(err.Error(), "novacom not found") || !strings.Contains(err.Error(), "touchpad") {
 		t.Fatalf("%v", err)
 	}

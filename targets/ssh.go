@@ -1,53 +1,46 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
-
-	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/build"
-	"github.com/bench-bridge/bench-bridge/config"
+	"golang.org/x/sys/unix"
 )
 
-// SSH runs programs on a Linux device reachable over ssh: webOS devices, boards, servers. Programs go into a fresh
-// directory under the workdir, uploaded with sftp when the server has it and through a shell otherwise.
+// SSH is a Linux device reachable over ssh: webOS devices, boards, servers. Its machine identity is the host and
+// port, so that two target names for one host do not run in parallel.
 type SSH struct {
-	remoteShell
-	name   string
-	addr   sshAddr
-	tc     build.Toolchain
+	*remote
+}
+
+// sshConn is the ssh transport: a session per command, files through sftp when the server has it and through cat
+// otherwise (dropbear has no sftp-server).
+type sshConn struct {
 	client *ssh.Client
 	stop   chan struct{} // ends the keepalive
 
 	mu     sync.Mutex
 	sftp   *sftp.Client
 	noSFTP bool // the server has no sftp subsystem
-	closed bool
 }
 
 // sshKeepalive is how often an idle connection is checked: a device that vanished without closing the socket is
 // noticed within about twice this.
 const sshKeepalive = 15 * time.Second
 
-// Machine implements the optional machine identity: two target names for one host share it, so their runs go one
-// after another.
-func (s *SSH) Machine() string { return "ssh:" + net.JoinHostPort(s.addr.Host, s.addr.Port) }
-
-// NewSSH connects to the ssh target called name. The overrides win over the config: host, identity, known_hosts,
+// NewSSH connects to the ssh target called name. The overrides win over the spec: host, identity, known_hosts,
 // run prefix and workdir.
-func NewSSH(ctx context.Context, name string, spec config.Target, o Overrides) (*SSH, error) {
+func NewSSH(ctx context.Context, name string, spec Spec, o Overrides) (*SSH, error) {
 	host, identity, knownHosts := pick(o.Host, spec.Host), pick(o.Identity, spec.Identity), pick(o.KnownHosts, spec.KnownHosts)
 	if host == "" {
 		return nil, fmt.Errorf("target %s: no host: pass --host [user@]host[:port], or give [targets.%s] a host in the config", name, name)
@@ -56,11 +49,8 @@ func NewSSH(ctx context.Context, name string, spec config.Target, o Overrides) (
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", name, err)
 	}
-	tc := build.Host()
-	if spec.Toolchain != "" {
-		if tc, err = build.ToolchainNamed(spec.Toolchain); err != nil {
-			return nil, fmt.Errorf("target %s: %w", name, err)
-		}
+	if _, err := PrefixWords(pick(o.RunPrefix, spec.RunPrefix)); err != nil {
+		return nil, fmt.Errorf("target %s: %w", name, err)
 	}
 	home, _ := os.UserHomeDir()
 	if knownHosts == "" {
@@ -81,22 +71,19 @@ func NewSSH(ctx context.Context, name string, spec config.Target, o Overrides) (
 	if err != nil {
 		return nil, fmt.Errorf("target %s (%s): %w", name, addr, err)
 	}
-	t := &SSH{name: name, addr: addr, tc: tc, client: client, stop: make(chan struct{})}
-	t.remoteShell = remoteShell{label: name + " (" + addr.String() + ")", workdir: pick(o.Workdir, spec.Workdir, "/tmp"),
-		prefix: strings.Fields(pick(o.RunPrefix, spec.RunPrefix)), log: log, run: t.session, upload: t.upload}
-	go t.keepalive()
-	return t, nil
+	c := &sshConn{client: client, stop: make(chan struct{})}
+	go c.keepalive()
+	r, err := newRemote(name, name+" ("+addr.String()+")", "ssh:"+addr.hostPort(), Platform{Toolchain: spec.Toolchain},
+		pick(o.Workdir, spec.Workdir, "/tmp"), pick(o.RunPrefix, spec.RunPrefix), log, c, linuxProbe)
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	return &SSH{remote: r}, nil
 }
 
 // pick returns the first non-empty value.
-func pick(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
+func pick(values ...string) string { return firstSet(values...) }
 
 // expandHome reads a leading ~/ in a local path as the home directory, as ssh does.
 func expandHome(p, home string) string {
@@ -107,18 +94,18 @@ func expandHome(p, home string) string {
 }
 
 // keepalive closes the connection when the device stops answering, so that a run waiting on it fails.
-func (t *SSH) keepalive() {
+func (c *sshConn) keepalive() {
 	tick := time.NewTicker(sshKeepalive)
 	defer tick.Stop()
 	for {
 		select {
-		case <-t.stop:
+		case <-c.stop:
 			return
 		case <-tick.C:
 		}
 		reply := make(chan error, 1)
 		go func() {
-			_, _, err := t.client.SendRequest("keepalive@openssh.com", true, nil)
+			_, _, err := c.client.SendRequest("keepalive@openssh.com", true, nil)
 			reply <- err
 		}()
 		select {
@@ -127,164 +114,166 @@ func (t *SSH) keepalive() {
 				return
 			}
 		case <-time.After(2 * sshKeepalive):
-			t.client.Close()
+			c.client.Close()
 			return
-		case <-t.stop:
+		case <-c.stop:
 			return
 		}
 	}
 }
 
-// Name implements Target.
-func (t *SSH) Name() string { return t.name }
+// session opens a session channel within its bound. A server that never answers the channel request is given up
+// on altogether: the connection is closed, since nothing else on it would work either.
+func (c *sshConn) session(ctx context.Context) (*ssh.Session, error) {
+	var s *ssh.Session
+	err := within(ctx, openOp, "opening an ssh session channel", func(ctx context.Context) error {
+		return untilDone(ctx, func() (err error) {
+			s, err = c.client.NewSession()
+			return err
+		}, func() { c.client.Close() })
+	})
+	return s, err
+}
 
-// Toolchain implements Target.
-func (t *SSH) Toolchain() build.Toolchain { return t.tc }
-
-// session runs one shell command to completion, with stdin, and returns stdout.
-func (t *SSH) session(ctx context.Context, cmd string, stdin io.Reader) ([]byte, error) {
-	s, err := t.client.NewSession()
+// exec implements transport. The login shell runs the command; when ctx ends, the session is closed (the core
+// kills the program, since closing a session without a terminal leaves it running).
+func (c *sshConn) exec(ctx context.Context, command string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	s, err := c.session(ctx)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	defer s.Close()
-	var stdout, stderr bytes.Buffer
-	s.Stdin, s.Stdout, s.Stderr = stdin, &stdout, &stderr
-	stop := context.AfterFunc(ctx, func() { s.Close() })
-	defer stop()
-	if err := s.Run(cmd); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		var exit *ssh.ExitError
-		if errors.As(err, &exit) {
-			return nil, fmt.Errorf("%s: exit status %d: %s", cmd, exit.ExitStatus(), strings.TrimSpace(stderr.String()))
-		}
-		return nil, err
-	}
-	return stdout.Bytes(), nil
-}
-
-// sftpClient opens the sftp subsystem once; nil when the server has none.
-func (t *SSH) sftpClient() *sftp.Client {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.sftp == nil && !t.noSFTP {
-		c, err := sftp.NewClient(t.client)
-		if err != nil {
-			t.noSFTP = true
-			return nil
-		}
-		t.sftp = c
-	}
-	return t.sftp
-}
-
-// Push implements Target: the binary goes into the run's directory, executable.
-func (t *SSH) Push(ctx context.Context, local string) (string, error) { return t.push(ctx, local) }
-
-// upload copies r to remote with sftp, or through cat when the server has no sftp.
-func (t *SSH) upload(ctx context.Context, r io.Reader, remote string) error {
-	c := t.sftpClient()
-	if c == nil {
-		_, err := t.session(ctx, "cat > "+shellPath(remote), r)
-		return err
-	}
-	dst, err := c.Create(remote)
-	if err != nil {
-		return err
-	}
-	if _, err := dst.ReadFrom(r); err != nil {
-		dst.Close()
-		return err
-	}
-	return dst.Close()
-}
-
-// Pull implements Target.
-func (t *SSH) Pull(ctx context.Context, remote, local string) error {
-	var data []byte
-	var err error
-	if c := t.sftpClient(); c != nil {
-		var f *sftp.File
-		if f, err = c.Open(remote); err == nil {
-			data, err = io.ReadAll(f)
-			f.Close()
-		}
-	} else {
-		data, err = t.session(ctx, "cat "+shellPath(remote), nil)
-	}
-	if err != nil {
-		return t.fail("pull "+remote, err)
-	}
-	return os.WriteFile(local, data, 0o644)
-}
-
-// Run implements Target. The program runs under the run prefix in the run's directory; when ctx ends, its process
-// group is killed on the device through a second session, since closing a session without a terminal leaves the
-// program running there.
-func (t *SSH) Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error {
-	dir, err := t.remoteDir(ctx)
-	if err != nil {
-		return err
-	}
-	s, err := t.client.NewSession()
-	if err != nil {
-		return t.fail("starting "+program, err)
-	}
-	defer s.Close()
-	pids := newPidFilter(stdout)
-	s.Stdout, s.Stderr = pids, stderr
-	if err := s.Start(runScript(dir, t.prefix, program, args)); err != nil {
-		return t.fail("starting "+program, err)
+	s.Stdin, s.Stdout, s.Stderr = stdin, stdout, stderr
+	if err := s.Start(command); err != nil {
+		return 0, err
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Wait() }()
 	select {
-	case err := <-done:
-		return t.exitError(program, err)
+	case err = <-done:
 	case <-ctx.Done():
+		s.Close()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second): // the connection is gone too
+		}
+		return 0, ctx.Err()
 	}
-	t.kill(pids)
-	s.Close()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second): // the connection is gone too
-	}
-	return fmt.Errorf("%s: %s: %w", t, program, ctx.Err())
-}
-
-// exitError maps a finished session to nil, *ExitError, or a transport error naming the device.
-func (t *SSH) exitError(program string, err error) error {
 	var exit *ssh.ExitError
 	switch {
 	case err == nil:
-		return nil
+		return 0, nil
 	case errors.As(err, &exit) && exit.Signal() != "":
-		return &ExitError{Status: -1, Signal: "SIG" + exit.Signal()}
+		// The program exec'd in place of the shell, so sshd reports its signal: the same as sh's 128+N.
+		if n := unix.SignalNum("SIG" + exit.Signal()); n != 0 {
+			return 128 + int(n), nil
+		}
+		return 128 + int(syscall.SIGKILL), nil
 	case errors.As(err, &exit):
-		return &ExitError{Status: exit.ExitStatus()}
+		return exit.ExitStatus(), nil
 	}
-	return t.fail("connection lost while running "+program, err)
+	return 0, err
 }
 
-// Device implements Target: the common probe and the extra facts, read through the device's shell.
-func (t *SSH) Device(ctx context.Context) (artifact.Device, error) { return t.device(ctx) }
+// sftpClient opens the sftp subsystem once, within its bound; nil when the server has none.
+func (c *sshConn) sftpClient(ctx context.Context) (*sftp.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sftp == nil && !c.noSFTP {
+		var sc *sftp.Client
+		err := within(ctx, openOp, "opening the sftp subsystem", func(ctx context.Context) error {
+			return untilDone(ctx, func() (err error) {
+				sc, err = sftp.NewClient(c.client)
+				return err
+			}, nil)
+		})
+		var te *TimeoutError
+		if errors.As(err, &te) || ctx.Err() != nil {
+			return nil, err
+		}
+		if err != nil {
+			c.noSFTP = true
+			return nil, nil
+		}
+		c.sftp = sc
+	}
+	return c.sftp, nil
+}
 
-// Close implements Target: it removes the run's directory and disconnects.
-func (t *SSH) Close() error {
-	t.mu.Lock()
-	closed, sf := t.closed, t.sftp
-	t.closed = true
-	t.mu.Unlock()
-	if closed {
-		return nil
+// sftpDo runs an sftp operation, which takes no context; when ctx ends first the sftp client is closed, which
+// ends the operation, and the next one opens a new client.
+func (c *sshConn) sftpDo(ctx context.Context, sc *sftp.Client, f func() error) error {
+	return untilDone(ctx, f, func() {
+		c.mu.Lock()
+		if c.sftp == sc {
+			c.sftp = nil
+		}
+		c.mu.Unlock()
+		sc.Close()
+	})
+}
+
+// push implements transport with sftp, or through cat when the server has no sftp.
+func (c *sshConn) push(ctx context.Context, r io.Reader, remote string) error {
+	sc, err := c.sftpClient(ctx)
+	if err != nil {
+		return err
 	}
-	err := t.cleanup()
-	if sf != nil {
-		sf.Close()
+	if sc == nil {
+		return c.shellCopy(ctx, "cat > "+shellPath(remote), r, io.Discard)
 	}
-	close(t.stop)
-	t.client.Close()
+	return c.sftpDo(ctx, sc, func() error {
+		dst, err := sc.Create(remote)
+		if err != nil {
+			return err
+		}
+		if _, err := dst.ReadFrom(r); err != nil {
+			dst.Close()
+			return err
+		}
+		return dst.Close()
+	})
+}
+
+// pull implements transport with sftp, or through cat.
+func (c *sshConn) pull(ctx context.Context, remote string, w io.Writer) error {
+	sc, err := c.sftpClient(ctx)
+	if err != nil {
+		return err
+	}
+	if sc == nil {
+		return c.shellCopy(ctx, "cat "+shellPath(remote), nil, w)
+	}
+	return c.sftpDo(ctx, sc, func() error {
+		f, err := sc.Open(remote)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.WriteTo(w)
+		return err
+	})
+}
+
+// shellCopy moves a file's bytes through a command's stdin or stdout.
+func (c *sshConn) shellCopy(ctx context.Context, command string, stdin io.Reader, stdout io.Writer) error {
+	var stderr strings.Builder
+	status, err := c.exec(ctx, command, stdin, stdout, &stderr)
+	if err == nil && status != 0 {
+		err = fmt.Errorf("%s: exit status %d: %s", command, status, strings.TrimSpace(stderr.String()))
+	}
 	return err
+}
+
+// close implements transport.
+func (c *sshConn) close() error {
+	c.mu.Lock()
+	sc := c.sftp
+	c.sftp = nil
+	c.mu.Unlock()
+	if sc != nil {
+		sc.Close()
+	}
+	close(c.stop)
+	return c.client.Close()
 }

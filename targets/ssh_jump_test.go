@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/internal/sshdtest"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 	"github.com/bench-bridge/bench-bridge/targets"
@@ -123,7 +122,7 @@ func tryHost(t *testing.T, host string, o targets.Overrides) (targets.Target, er
 	o.Host, o.Workdir = host, t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	tgt, err := targets.Open(ctx, "webos", &config.Config{}, o)
+	tgt, err := targets.Open(ctx, "webos", nil, o)
 	if err == nil {
 		t.Cleanup(func() { tgt.Close() })
 	}

@@ -13,14 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/internal/sshdtest"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
 // open connects to srv the way a config target does.
-func open(t *testing.T, srv *sshdtest.Server, spec config.Target, o targets.Overrides) (targets.Target, error) {
+func open(t *testing.T, srv *sshdtest.Server, spec targets.Spec, o targets.Overrides) (targets.Target, error) {
 	t.Helper()
 	spec.Kind = "ssh"
 	if spec.Host == "" {
@@ -35,17 +34,16 @@ func open(t *testing.T, srv *sshdtest.Server, spec config.Target, o targets.Over
 	if spec.Workdir == "" {
 		spec.Workdir = t.TempDir() // what a lost connection leaves behind goes with the test
 	}
-	cfg := &config.Config{Targets: map[string]config.Target{"board": spec}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	tgt, err := targets.Open(ctx, "board", cfg, o)
+	tgt, err := targets.Open(ctx, "board", map[string]targets.Spec{"board": spec}, o)
 	if err == nil {
 		t.Cleanup(func() { tgt.Close() })
 	}
 	return tgt, err
 }
 
-func mustOpen(t *testing.T, srv *sshdtest.Server, spec config.Target) targets.Target {
+func mustOpen(t *testing.T, srv *sshdtest.Server, spec targets.Spec) targets.Target {
 	t.Helper()
 	tgt, err := open(t, srv, spec, targets.Overrides{})
 	if err != nil {
@@ -72,7 +70,7 @@ func TestSSHTarget(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := sshdtest.Start(t, sshdtest.Options{NoSFTP: noSFTP})
 			work := filepath.Join(t.TempDir(), `work 'dir'; touch INJECTED`)
-			tgt := mustOpen(t, srv, config.Target{Workdir: work, RunPrefix: "env BENCH=1"})
+			tgt := mustOpen(t, srv, targets.Spec{Workdir: work, RunPrefix: "env BENCH=1"})
 			ctx := context.Background()
 
 			prog := script(t, `prog "a b"; $(touch INJECTED) it's`, `echo "BENCH=$BENCH in $(pwd)"
@@ -155,11 +153,11 @@ exit "${EXIT:-0}"
 // TestSSHLegacyAlgorithms: a server limited to the algorithms of a 2011 device is refused unless the target opts in.
 func TestSSHLegacyAlgorithms(t *testing.T) {
 	srv := sshdtest.Start(t, sshdtest.Options{Legacy: true})
-	_, err := open(t, srv, config.Target{}, targets.Overrides{})
+	_, err := open(t, srv, targets.Spec{}, targets.Overrides{})
 	if err == nil || !strings.Contains(err.Error(), "legacy_algorithms = true") || !strings.Contains(err.Error(), "127.0.0.1") {
 		t.Fatalf("without the opt-in: %v", err)
 	}
-	tgt := mustOpen(t, srv, config.Target{LegacyAlgorithms: true})
+	tgt := mustOpen(t, srv, targets.Spec{LegacyAlgorithms: true})
 	var out bytes.Buffer
 	if err := tgt.Run(context.Background(), "uname", []string{"-s"}, &out, &bytes.Buffer{}); err != nil || out.String() != "Linux\n" {
 		t.Fatalf("with the opt-in: %q, %v\nsshd:\n%s", out.String(), err, srv.Log())
@@ -171,7 +169,7 @@ func TestSSHAuthFailure(t *testing.T) {
 	srv := sshdtest.Start(t, sshdtest.Options{})
 	other := sshdtest.Start(t, sshdtest.Options{})
 	t.Setenv("SSH_AUTH_SOCK", "")
-	_, err := open(t, srv, config.Target{Identity: other.Identity}, targets.Overrides{})
+	_, err := open(t, srv, targets.Spec{Identity: other.Identity}, targets.Overrides{})
 	if err == nil || !strings.Contains(err.Error(), "authorized_keys") {
 		t.Fatalf("wrong key: %v", err)
 	}
@@ -181,7 +179,7 @@ func TestSSHAuthFailure(t *testing.T) {
 // the local session.
 func TestSSHKillsHungProgram(t *testing.T) {
 	srv := sshdtest.Start(t, sshdtest.Options{})
-	tgt := mustOpen(t, srv, config.Target{})
+	tgt := mustOpen(t, srv, targets.Spec{})
 	pids := filepath.Join(t.TempDir(), "pids")
 	hung := script(t, "hung", "sleep 300 &\necho \"$$ $!\" > "+pids+"\necho started\nwait\n")
 	remote, err := tgt.Push(context.Background(), hung)
@@ -234,7 +232,7 @@ func TestSSHKillsHungProgram(t *testing.T) {
 func TestSSHDroppedConnection(t *testing.T) {
 	srv := sshdtest.Start(t, sshdtest.Options{})
 	proxy := srv.Proxy(t)
-	tgt := mustOpen(t, srv, config.Target{Host: srv.User + "@" + proxy.Addr})
+	tgt := mustOpen(t, srv, targets.Spec{Host: srv.User + "@" + proxy.Addr})
 	err := tgt.Run(context.Background(), "/bin/sh", []string{"-c", "echo started; exec sleep 30"}, writerFunc(func(p []byte) {
 		if strings.Contains(string(p), "started") {
 			proxy.Cut()
@@ -283,12 +281,12 @@ func TestSSHAgent(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ssh-add: %v\n%s", err, out)
 	}
-	if _, err := open(t, srv, config.Target{Identity: filepath.Join(t.TempDir(), "missing")}, targets.Overrides{}); err == nil ||
+	if _, err := open(t, srv, targets.Spec{Identity: filepath.Join(t.TempDir(), "missing")}, targets.Overrides{}); err == nil ||
 		!strings.Contains(err.Error(), "identity") {
 		t.Fatalf("a missing identity file: %v", err)
 	}
-	spec := config.Target{Kind: "ssh", Host: srv.Host(), KnownHosts: srv.KnownHosts}
-	tg, err := targets.Open(context.Background(), "board", &config.Config{Targets: map[string]config.Target{"board": spec}}, targets.Overrides{})
+	spec := targets.Spec{Kind: "ssh", Host: srv.Host(), KnownHosts: srv.KnownHosts}
+	tg, err := targets.Open(context.Background(), "board", map[string]targets.Spec{"board": spec}, targets.Overrides{})
 	if err != nil {
 		t.Fatalf("with the agent's key: %v", err)
 	}

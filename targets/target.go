@@ -8,15 +8,14 @@ import (
 	"io"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/build"
 )
 
 // Target is a device bench programs run on.
 type Target interface {
 	// Name is the target's name as the user gave it ("linux", "android", a config name).
 	Name() string
-	// Toolchain is what builds programs for this target.
-	Toolchain() build.Toolchain
+	// Platform says what the target runs, for the caller to choose the toolchain that builds for it.
+	Platform() Platform
 	// Push makes the local binary runnable on the device and returns its path there.
 	Push(ctx context.Context, local string) (string, error)
 	// Run runs the program with args, streaming its stdout and stderr, until it exits or ctx ends (then it is
@@ -28,6 +27,15 @@ type Target interface {
 	Device(ctx context.Context) (artifact.Device, error)
 	// Close removes what Push left on the device.
 	Close() error
+}
+
+// Platform is what a target tells about the programs it runs; build.ForPlatform turns it into a toolchain.
+type Platform struct {
+	// Toolchain is the toolchain the spec names, or the kind's own default (webos for novacom); empty means the
+	// ABI's, else the host's.
+	Toolchain string
+	// ABI is an Android device's ro.product.cpu.abi; empty elsewhere.
+	ABI string
 }
 
 // ExitError is a program that ran and ended badly: a non-zero exit status or a signal.

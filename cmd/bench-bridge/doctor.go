@@ -83,7 +83,7 @@ func newTargetsCmd(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			names := targets.Names(cfg)
+			names := targets.Names(cfg.Specs())
 			status := make([]string, len(names))
 			var wg sync.WaitGroup
 			for i, n := range names {
@@ -97,9 +97,10 @@ func newTargetsCmd(stdout io.Writer) *cobra.Command {
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "target\tkind\tfrom\treachable")
 			for i, n := range names {
-				spec, from := cfg.Targets[n], "config"
-				if _, ok := cfg.Targets[n]; !ok {
-					spec, from = targets.BuiltIn[n], "built-in"
+				spec, _ := targets.Lookup(n, cfg.Specs())
+				from := "built-in"
+				if _, ok := cfg.Targets[n]; ok {
+					from = "config"
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n, spec.Kind, from, status[i])
 			}
@@ -114,7 +115,7 @@ func newTargetsCmd(stdout io.Writer) *cobra.Command {
 func reachability(cmd *cobra.Command, cfg *config.Config, name string, o *runOptions) string {
 	ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 	defer cancel()
-	t, err := targets.Open(ctx, name, cfg, o.target)
+	t, err := targets.Open(ctx, name, cfg.Specs(), o.target)
 	if err == nil {
 		defer t.Close()
 		err = t.Run(ctx, "true", nil, io.Discard, io.Discard)

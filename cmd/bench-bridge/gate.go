@@ -163,7 +163,7 @@ func confirmResult(ctx context.Context, o *gateOptions, cfg *config.Config, res 
 
 // rerunJob is a job that measures names with the program, target, build options and settings cur was made with.
 func rerunJob(ctx context.Context, o *gateOptions, cfg *config.Config, cur *artifact.Artifact, names []string, out string) (*runner.Job, error) {
-	t, err := targets.Open(ctx, cur.Target, cfg, targets.Overrides{Log: o.stderr})
+	t, err := targets.Open(ctx, cur.Target, cfg.Specs(), targets.Overrides{Log: o.stderr})
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ kernel. Profilers: perf, strace, callgrind (linux), sample (mac), simpleperf or 
 				return err
 			}
 			o.target.Log = stderr
-			t, err := targets.Open(cmd.Context(), name, cfg, o.target)
+			t, err := targets.Open(cmd.Context(), name, cfg.Specs(), o.target)
 			if err != nil {
 				return err
 			}
@@ -71,6 +71,7 @@ kernel. Profilers: perf, strace, callgrind (linux), sample (mac), simpleperf or 
 			if err != nil {
 				return err
 			}
+			targets.CheckProgram(&dev, prog.Path)
 			remote, err := t.Push(cmd.Context(), prog.Path)
 			if err != nil {
 				return err

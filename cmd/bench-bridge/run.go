@@ -162,7 +162,7 @@ func measure(cmd *cobra.Command, o *runOptions, names []string, kind string, std
 	o.target.Log = disp
 	opened := make([]targets.Target, len(names))
 	for i, name := range names {
-		if opened[i], err = targets.Open(cmd.Context(), name, cfg, o.target); err != nil {
+		if opened[i], err = targets.Open(cmd.Context(), name, cfg.Specs(), o.target); err != nil {
 			for _, t := range opened[:i] {
 				t.Close()
 			}
@@ -249,7 +249,7 @@ func targetCompletion(o *runOptions) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
-		return targets.Names(cfg), cobra.ShellCompDirectiveNoFileComp
+		return targets.Names(cfg.Specs()), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 

@@ -1,0 +1,302 @@
+package targets
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+)
+
+// transport is what a device connection does, and all it does (devlib's connection): run a command line and copy
+// files. adb, ssh and novacom each implement it; remote builds the Target on top.
+type transport interface {
+	// exec runs command in a POSIX sh of its own on the device, with stdin (nil for none), and returns its exit
+	// status: 128+N when the command died of signal N. It returns when the command ends, or with ctx's error when
+	// ctx ends first; the command may then still run on the device. An error is the transport's, never the
+	// command's.
+	exec(ctx context.Context, command string, stdin io.Reader, stdout, stderr io.Writer) (int, error)
+	// push copies r to the file remote on the device.
+	push(ctx context.Context, r io.Reader, remote string) error
+	// pull copies the file remote on the device to w.
+	pull(ctx context.Context, remote string, w io.Writer) error
+	// close ends the connection.
+	close() error
+}
+
+// probe is how one kind of device tells its facts: a script for its shell and the parser of what it prints.
+type probe struct {
+	script string
+	parse  func(out []byte) artifact.Device
+	// inline sends the script as the command line itself, instead of as a file run by sh (novacom carries one line
+	// per command; adbd takes any length, and its simulator reads paths off the command line).
+	inline bool
+}
+
+// linuxProbe is a Linux device's (ssh, novacom): the common facts, load, libc, clocks and thermal zones.
+var linuxProbe = probe{script: ProbeScript + sshProbeScript, parse: func(out []byte) artifact.Device {
+	d := ParseProbe(out)
+	parseSSHProbe(out, &d)
+	return d
+}}
+
+// remote is the one Target over every transport: a fresh run directory under the workdir, push, run with a pid
+// file, kill of the whole process group, the device probe and cleanup.
+type remote struct {
+	name     string
+	label    string // how errors name the device: "device SERIAL", "webos (root@touchpad:22)"
+	machine  string // see Machine
+	platform Platform
+	workdir  string
+	prefix   []string // the run prefix, one word each
+	log      io.Writer
+	tr       transport
+	probe    probe
+
+	runs atomic.Int64 // numbers the pid files
+
+	mu     sync.Mutex
+	dir    string // the run's directory, "" before it is made
+	record string // the local record of dir, removed with it
+	closed bool
+}
+
+// newRemote checks the run prefix and fills in what every transport shares.
+func newRemote(name, label, machine string, p Platform, workdir, prefix string, log io.Writer, tr transport, pr probe) (*remote, error) {
+	words, err := PrefixWords(prefix)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", name, err)
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	return &remote{name: name, label: label, machine: machine, platform: p, workdir: workdir, prefix: words, log: log,
+		tr: tr, probe: pr}, nil
+}
+
+func (r *remote) String() string { return r.label }
+
+// Name implements Target.
+func (r *remote) Name() string { return r.name }
+
+// Platform implements Target.
+func (r *remote) Platform() Platform { return r.platform }
+
+// Machine names the device, so that runs on it go one after another (see targets.Machine).
+func (r *remote) Machine() string { return r.machine }
+
+// fail wraps a transport failure with the device and the operation.
+func (r *remote) fail(op string, err error) error {
+	return fmt.Errorf("%s: %s: %w", r.label, op, err)
+}
+
+// output runs a short command and returns its stdout; a non-zero exit is an error with its stderr.
+func (r *remote) output(ctx context.Context, command string, stdin io.Reader) ([]byte, error) {
+	var stdout, stderr bytes.Buffer
+	status, err := r.tr.exec(ctx, command, stdin, &stdout, &stderr)
+	if err != nil {
+		return nil, err
+	}
+	if status != 0 {
+		return nil, fmt.Errorf("%s: exit status %d: %s", command, status, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.Bytes(), nil
+}
+
+// runDir makes the run's directory on first use, after removing what earlier runs that lost their connection left
+// on this device.
+func (r *remote) runDir(ctx context.Context) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.dir != "" {
+		return r.dir, nil
+	}
+	r.sweep(ctx)
+	var out []byte
+	err := within(ctx, shortOp, "making a directory in "+r.workdir, func(ctx context.Context) (err error) {
+		out, err = r.output(ctx, mkdirScript(r.workdir), nil)
+		return err
+	})
+	if err != nil {
+		return "", r.fail("making a directory in "+r.workdir, err)
+	}
+	dir := strings.TrimSpace(string(out))
+	if !strings.HasPrefix(dir, "/") || !strings.HasPrefix(path.Base(dir), runDirPrefix) {
+		return "", fmt.Errorf("%s: making a directory in %s: the shell printed %q", r.label, r.workdir, dir)
+	}
+	if path.IsAbs(r.workdir) {
+		dir = path.Join(r.workdir, path.Base(dir)) // the workdir as given, should pwd see it through a link
+	}
+	r.dir = dir
+	r.record = recordRunDir(r.machine, dir)
+	return dir, nil
+}
+
+// Push implements Target: the binary goes into the run's directory, mode 0755.
+func (r *remote) Push(ctx context.Context, local string) (string, error) {
+	dir, err := r.runDir(ctx)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(local)
+	if err != nil {
+		return "", fmt.Errorf("%s: push: %w", r.label, err)
+	}
+	defer f.Close()
+	remote := remoteJoin(dir, filepath.Base(local))
+	err = within(ctx, transferOp, "push", func(ctx context.Context) error { return r.tr.push(ctx, f, remote) })
+	if err == nil {
+		err = within(ctx, shortOp, "chmod", func(ctx context.Context) error {
+			_, err := r.output(ctx, "chmod 755 "+shellPath(remote), nil)
+			return err
+		})
+	}
+	if err != nil {
+		return "", r.fail("pushing "+local+" to "+remote, err)
+	}
+	return remote, nil
+}
+
+// Pull implements Target.
+func (r *remote) Pull(ctx context.Context, remote, local string) error {
+	f, err := os.Create(local)
+	if err != nil {
+		return err
+	}
+	err = within(ctx, transferOp, "pull", func(ctx context.Context) error { return r.tr.pull(ctx, remote, f) })
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(local)
+		return r.fail("pulling "+remote, err)
+	}
+	return nil
+}
+
+// Run implements Target. The program runs in the run's directory under the run prefix; when ctx ends it is killed
+// on the device through a command of its own, since dropping the stream leaves it running on most devices.
+func (r *remote) Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error {
+	dir, err := r.runDir(ctx)
+	if err != nil {
+		return err
+	}
+	pidFile := path.Join(dir, fmt.Sprintf(".run-%d.pid", r.runs.Add(1)))
+	status, err := r.tr.exec(ctx, runScript(dir, pidFile, r.prefix, program, args), nil, stdout, stderr)
+	if ctx.Err() != nil {
+		r.kill(pidFile)
+		return fmt.Errorf("%s: %s: %w", r.label, path.Base(program), ctx.Err())
+	}
+	if err != nil {
+		return r.fail("connection lost while running "+path.Base(program), err)
+	}
+	return exitStatus(status)
+}
+
+// kill stops a cancelled run's program on the device, within its own bound: the run's context is over.
+func (r *remote) kill(pidFile string) {
+	err := within(context.Background(), killOp, "killing the program", func(ctx context.Context) error {
+		_, err := r.output(ctx, killScript(pidFile), nil)
+		return err
+	})
+	if err != nil {
+		fmt.Fprintf(r.log, "%s: could not kill the program on the device: %v\n", r.label, err)
+	}
+}
+
+// Device implements Target: the kind's probe, run by the device's shell.
+func (r *remote) Device(ctx context.Context) (artifact.Device, error) {
+	var out []byte
+	err := within(ctx, shortOp, "reading device facts", func(ctx context.Context) (err error) {
+		if r.probe.inline {
+			out, err = r.output(ctx, r.probe.script, nil)
+			return err
+		}
+		dir, err := r.runDir(ctx)
+		if err != nil {
+			return err
+		}
+		probe := remoteJoin(dir, "probe.sh")
+		if err := r.tr.push(ctx, strings.NewReader(r.probe.script), probe); err != nil {
+			return err
+		}
+		out, err = r.output(ctx, "sh "+shellPath(probe), nil)
+		return err
+	})
+	if err != nil {
+		return artifact.Device{}, r.fail("reading device facts", err)
+	}
+	d := r.probe.parse(out)
+	d.RunPrefix = strings.Join(r.prefix, " ")
+	d.Emulated, d.EmulatedReason = emulation(d.Arch, "", r.prefix, d.Emulated)
+	for _, w := range d.Warnings {
+		fmt.Fprintf(r.log, "%s: warning: %s\n", r.name, w)
+	}
+	return d, nil
+}
+
+// cleanup removes the run's directory; one that cannot be removed is named, and the next connection removes it.
+func (r *remote) cleanup() error {
+	r.mu.Lock()
+	dir, record := r.dir, r.record
+	r.dir, r.record = "", ""
+	r.mu.Unlock()
+	if dir == "" {
+		return nil
+	}
+	if err := r.remove(context.Background(), dir); err != nil {
+		fmt.Fprintf(r.log, "%s: warning: %s is left on the device: bench-bridge removes it at the next connection\n", r.label, dir)
+		return r.fail("removing "+dir, err)
+	}
+	forgetRunDir(record)
+	return nil
+}
+
+// remove deletes a run directory on the device, within its bound.
+func (r *remote) remove(ctx context.Context, dir string) error {
+	if !strings.HasPrefix(path.Base(dir), runDirPrefix) {
+		return fmt.Errorf("%s is not a run directory", dir) // never rm -rf anything else
+	}
+	return within(ctx, shortOp, "rm -rf "+dir, func(ctx context.Context) error {
+		_, err := r.output(ctx, "rm -rf "+shellPath(dir), nil)
+		return err
+	})
+}
+
+// Close implements Target: it removes the run's directory and disconnects.
+func (r *remote) Close() error {
+	r.mu.Lock()
+	closed := r.closed
+	r.closed = true
+	r.mu.Unlock()
+	if closed {
+		return nil
+	}
+	err := r.cleanup()
+	if cerr := r.tr.close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// exitStatus reads a shell's exit status: 128+N is death by signal N, as sh, adbd and sshd's shells report it.
+func exitStatus(status int) error {
+	switch {
+	case status == 0:
+		return nil
+	case status > 128 && status <= 128+64:
+		return &ExitError{Status: -1, Signal: signalName(syscall.Signal(status - 128))}
+	}
+	return &ExitError{Status: status}
+}
+
+var errNoStdin = errors.New("this transport takes no stdin")

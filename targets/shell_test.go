@@ -1,0 +1,213 @@
+package targets
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+)
+
+// awkward are words a shell would love to interpret.
+var awkward = []string{
+	"plain", "", "two words", "it's", `"double"`, `back\slash`, "semi;colon; touch INJECTED", "$(touch INJECTED)",
+	"`touch INJECTED`", "$HOME", "*", "a\nnewline", "--flag", "'", "''", "-", "tab\there", "&& touch INJECTED", "|", "~",
+}
+
+// shells are the POSIX shells of the devices bench-bridge reaches, those of them this machine has: dash and bash as
+// on servers, busybox ash as on webOS and boards (mksh, Android's, is exercised by the adbd tests).
+func shells(t *testing.T) [][]string {
+	var out [][]string
+	for _, sh := range [][]string{{"dash"}, {"bash"}, {"busybox", "sh"}} {
+		if _, err := exec.LookPath(sh[0]); err == nil {
+			out = append(out, sh)
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("no dash, bash or busybox here")
+	}
+	return out
+}
+
+// TestRunScriptInARealShell runs the wrapper with each shell: the program gets every argument as it was, runs in
+// the directory, keeps the pid the wrapper wrote, and nothing is executed that was not asked for.
+func TestRunScriptInARealShell(t *testing.T) {
+	for _, sh := range shells(t) {
+		t.Run(strings.Join(sh, " "), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), `work dir 'q' "d"; touch INJECTED`)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			prog := filepath.Join(dir, `prog $(touch INJECTED) it's;x`)
+			if err := os.WriteFile(prog, []byte("#!/bin/sh\npwd\nprintf '[%s]\\n' \"$@\"\necho $$ > own.pid\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			pidFile := filepath.Join(dir, ".run-1.pid")
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(sh[0], append(sh[1:], "-c", runScript(dir, pidFile, []string{"env", "A=it's ok"}, prog, awkward))...)
+			cmd.Dir = t.TempDir()
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+			want := dir + "\n"
+			for _, a := range awkward {
+				want += "[" + a + "]\n"
+			}
+			if stdout.String() != want {
+				t.Errorf("got\n%s\nwant\n%s", stdout.String(), want)
+			}
+			recorded, _ := os.ReadFile(pidFile)
+			own, _ := os.ReadFile(filepath.Join(dir, "own.pid"))
+			if len(recorded) == 0 || string(recorded) != string(own) {
+				t.Errorf("the wrapper wrote pid %q, the program has %q", recorded, own)
+			}
+			for _, d := range []string{dir, filepath.Dir(dir), cmd.Dir} {
+				if _, err := os.Stat(filepath.Join(d, "INJECTED")); err == nil {
+					t.Errorf("a quoted word was executed: %s/INJECTED exists", d)
+				}
+			}
+		})
+	}
+}
+
+// TestKillScriptKillsTheGroup runs a program that ignores SIGTERM and has a child, under each shell, once with the
+// shell leading a session (as under sshd and adbd) and once inside another process group (where the wrapper makes
+// the program a group of its own with setsid): the kill script must end both processes, with SIGKILL after the
+// short wait.
+func TestKillScriptKillsTheGroup(t *testing.T) {
+	for _, sh := range shells(t) {
+		for _, leader := range []bool{true, false} {
+			t.Run(strings.Join(sh, " ")+map[bool]string{true: " leader", false: " in a group"}[leader], func(t *testing.T) {
+				dir := t.TempDir()
+				pidFile := filepath.Join(dir, ".run-1.pid")
+				prog := filepath.Join(dir, "stubborn")
+				os.WriteFile(prog, []byte("#!/bin/sh\ntrap '' TERM\nsleep 300 &\necho \"$$ $!\" > procs\nwhile :; do sleep 1; done\n"), 0o755)
+				cmd := exec.Command(sh[0], append(sh[1:], "-c", runScript(dir, pidFile, nil, prog, nil))...)
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: leader}
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				done := make(chan error, 1)
+				go func() { done <- cmd.Wait() }()
+				var procs []int
+				for deadline := time.Now().Add(20 * time.Second); len(procs) < 2; time.Sleep(20 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						cmd.Process.Kill()
+						t.Fatal("the program did not start")
+					}
+					b, _ := os.ReadFile(filepath.Join(dir, "procs"))
+					if !bytes.HasSuffix(b, []byte("\n")) {
+						continue
+					}
+					for _, f := range strings.Fields(string(b)) {
+						n, _ := strconv.Atoi(f)
+						procs = append(procs, n)
+					}
+				}
+				out, err := exec.Command(sh[0], append(sh[1:], "-c", killScript(pidFile))...).CombinedOutput()
+				if err != nil {
+					t.Fatalf("kill script: %v: %s", err, out)
+				}
+				select {
+				case err := <-done:
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+						t.Errorf("the program ended with %v, want SIGKILL (it ignores SIGTERM)", err)
+					}
+				case <-time.After(30 * time.Second):
+					cmd.Process.Kill()
+					t.Fatal("the program still runs after the kill script")
+				}
+				for deadline := time.Now().Add(10 * time.Second); alive(procs[1]) && time.Now().Before(deadline); {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if alive(procs[1]) {
+					syscall.Kill(procs[1], syscall.SIGKILL)
+					t.Errorf("the program's child %d survived: the group was not killed", procs[1])
+				}
+			})
+		}
+	}
+}
+
+// alive reports whether process pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+}
+
+func TestShellPathKeepsHome(t *testing.T) {
+	out, err := exec.Command("sh", "-c", "HOME=/h; echo "+shellPath("~/a b")+" "+shellPath("~")+" "+shellPath("/~/x")).Output()
+	if err != nil || string(out) != "/h/a b /h /~/x\n" {
+		t.Fatalf("got %q, %v", out, err)
+	}
+}
+
+func TestMkdirScriptMakesAFreshDirectory(t *testing.T) {
+	work := filepath.Join(t.TempDir(), "a b", "it's")
+	var dirs []string
+	for range 2 {
+		out, err := exec.Command("sh", "-c", mkdirScript(work)).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := strings.TrimSpace(string(out))
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() || filepath.Dir(d) != work {
+			t.Fatalf("mkdir script printed %q (%v)", d, err)
+		}
+		dirs = append(dirs, d)
+	}
+	if dirs[0] == dirs[1] {
+		t.Errorf("two runs share %s", dirs[0])
+	}
+}
+
+func TestParseSSHProbe(t *testing.T) {
+	out := []byte(strings.Join([]string{
+		"loadavg=0.52 0.31 0.20",
+		"libc=glibc 2.36",
+		"cpufreq=0 ondemand 1188000 192000 1512000",
+		"cpufreq=1 - 0 0 0",
+		"cpufreq=x broken",
+		"thermal=41000 cpu-thermal",
+		"thermal=38 battery",
+		"thermal=n/a gpu",
+	}, "\n"))
+	var d artifact.Device
+	parseSSHProbe(out, &d)
+	if d.LoadAvg != "0.52 0.31 0.20" || d.Libc != "glibc 2.36" {
+		t.Errorf("load %q libc %q", d.LoadAvg, d.Libc)
+	}
+	if len(d.CPUFreqs) != 2 || d.CPUFreqs[0] != (artifact.CPUFreq{CPU: 0, Governor: "ondemand", CurKHz: 1188000, MinKHz: 192000, MaxKHz: 1512000}) ||
+		d.CPUFreqs[1] != (artifact.CPUFreq{CPU: 1}) {
+		t.Errorf("cpufreqs %+v", d.CPUFreqs)
+	}
+	if len(d.Thermal) != 2 || d.Thermal[0] != (artifact.Thermal{Zone: "cpu-thermal", Celsius: 41}) || d.Thermal[1].Celsius != 38 {
+		t.Errorf("thermal %+v", d.Thermal)
+	}
+}
+
+// TestProbeScriptsRunHere runs both probe scripts in this machine's sh: they must parse and give the load average.
+func TestProbeScriptsRunHere(t *testing.T) {
+	out, err := exec.Command("sh", "-c", ProbeScript+sshProbeScript).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	d := ParseProbe(out)
+	parseSSHProbe(out, &d)
+	if d.Kernel == "" || d.Cores < 1 || len(strings.Fields(d.LoadAvg)) != 3 {
+		t.Errorf("device %+v from\n%s", d, out)
+	}
+}
