@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
 )
 
 // novacomdTokenize splits a command line as novacomd does on the device (tokenize() in src/novacom/commands.c of
