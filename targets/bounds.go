@@ -18,6 +18,8 @@ var (
 	openOp = 20 * time.Second
 	// killOp bounds killing a cancelled program: the kill script waits a few seconds between SIGTERM and SIGKILL.
 	killOp = 20 * time.Second
+	// streamGrace is how long a killed program's output may take to end before its stream is dropped.
+	streamGrace = 5 * time.Second
 )
 
 // TimeoutError is a step that did not finish within its bound.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 )
@@ -183,17 +184,33 @@ func (r *remote) Pull(ctx context.Context, remote, local string) error {
 	return nil
 }
 
-// Run implements Target. The program runs in the run's directory under the run prefix; when ctx ends it is killed
-// on the device through a command of its own, since dropping the stream leaves it running on most devices.
+// Run implements Target. The program runs in the run's directory under the run prefix. When ctx ends it is killed
+// on the device through a command of its own (dropping the stream leaves it running on most devices), and its
+// stream, which then ends, is read to the end; a stream that does not end is dropped after a short wait.
 func (r *remote) Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error {
 	dir, err := r.runDir(ctx)
 	if err != nil {
 		return err
 	}
 	pidFile := path.Join(dir, fmt.Sprintf(".run-%d.pid", r.runs.Add(1)))
-	status, err := r.tr.exec(ctx, runScript(dir, pidFile, r.prefix, program, args), nil, stdout, stderr)
-	if ctx.Err() != nil {
+	stream, drop := context.WithCancel(context.WithoutCancel(ctx))
+	defer drop()
+	killed := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(killed)
 		r.kill(pidFile)
+		select {
+		case <-stream.Done():
+		case <-time.After(streamGrace):
+			drop()
+		}
+	})
+	status, err := r.tr.exec(stream, runScript(dir, pidFile, r.prefix, program, args), nil, stdout, stderr)
+	if !stop() {
+		drop()
+		<-killed
+	}
+	if ctx.Err() != nil {
 		return fmt.Errorf("%s: %s: %w", r.label, path.Base(program), ctx.Err())
 	}
 	if err != nil {

@@ -66,6 +66,10 @@ func sshAlgorithms(legacy bool) ssh.Algorithms {
 	return a
 }
 
+// agentOp bounds every call to ssh-agent: listing its keys, and signing with one during the handshake (which has
+// 20 s).
+var agentOp = 30 * time.Second
+
 // sshAuth collects the ways to log in, in ssh's order: the identity given (flag or config), then the host's
 // IdentityFile entries in ~/.ssh/config, then the agent's keys; the usual key files in ~/.ssh only when neither
 // names a file.
@@ -88,11 +92,17 @@ func sshAuth(identity string, configured []string, legacy bool) (ssh.AuthMethod,
 			signers = append(signers, s)
 		}
 	}
+	var agentErr error
 	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" {
-		if conn, err := net.Dial("unix", sock); err == nil {
+		if conn, err := net.DialTimeout("unix", sock, agentOp); err == nil {
 			closer = conn
-			if s, err := agent.NewClient(conn).Signers(); err == nil {
+			// The agent is asked for its keys now and signs during the handshake: both within the bound.
+			conn.SetDeadline(time.Now().Add(agentOp))
+			s, err := agent.NewClient(conn).Signers()
+			if err == nil {
 				signers = append(signers, s...)
+			} else {
+				agentErr = fmt.Errorf("ssh-agent at %s did not give its keys within %s: %w", sock, agentOp, err)
 			}
 		}
 	}
@@ -106,6 +116,9 @@ func sshAuth(identity string, configured []string, legacy bool) (ssh.AuthMethod,
 	}
 	if len(signers) == 0 {
 		closer.Close()
+		if agentErr != nil {
+			return nil, nil, agentErr
+		}
 		return nil, nil, errors.New("no ssh key to log in with: pass --identity FILE, set identity in the config, or load a key into ssh-agent")
 	}
 	return ssh.PublicKeys(rsaSigners(signers, legacy)...), closer, nil

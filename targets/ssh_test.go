@@ -176,12 +176,18 @@ func TestSSHAuthFailure(t *testing.T) {
 }
 
 // TestSSHKillsHungProgram: when the context ends, the program and its children are gone on the device, not only
-// the local session.
+// the local session; a program that ignores SIGTERM (and so its child) is killed with SIGKILL after the short wait.
 func TestSSHKillsHungProgram(t *testing.T) {
 	srv := sshdtest.Start(t, sshdtest.Options{})
 	tgt := mustOpen(t, srv, targets.Spec{})
+	for name, trap := range map[string]string{"stops on SIGTERM": "", "ignores SIGTERM": "trap '' TERM\n"} {
+		t.Run(name, func(t *testing.T) { killHung(t, tgt, trap) })
+	}
+}
+
+func killHung(t *testing.T, tgt targets.Target, trap string) {
 	pids := filepath.Join(t.TempDir(), "pids")
-	hung := script(t, "hung", "sleep 300 &\necho \"$$ $!\" > "+pids+"\necho started\nwait\n")
+	hung := script(t, "hung", trap+"sleep 300 &\necho \"$$ $!\" > "+pids+"\necho started\nwhile :; do wait; done\n")
 	remote, err := tgt.Push(context.Background(), hung)
 	if err != nil {
 		t.Fatal(err)
