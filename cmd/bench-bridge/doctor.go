@@ -38,6 +38,7 @@ the command that fixes it. It exits 1 when a required part is missing.`,
 			if len(names) == 0 {
 				names = defaultDoctorTargets(cfg)
 			}
+			o.target.Log = cmd.ErrOrStderr() // what opening a device says: a recorded host key, a removed leftover
 			fs := doctor.Check(cmd.Context(), cfg, names, doctor.Options{QuickJSSrc: o.quickjsSrc, Overrides: o.target, Timeout: 20 * time.Second})
 			if asJSON {
 				enc := json.NewEncoder(stdout)
