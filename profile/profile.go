@@ -3,6 +3,7 @@ package profile
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/targets"
@@ -58,6 +60,26 @@ func ParseSeconds(s string) (float64, error) {
 	return v, nil
 }
 
+// Bounds of the profile's steps on the device, so that one that stops answering fails the profile with the step's
+// name. Recording runs the loop for the seconds asked plus what the profiler adds (valgrind starts slowly, perf
+// writes its data); probing for a tool and reporting take moments.
+var (
+	probeBound  = 30 * time.Second
+	recordSlack = 5 * time.Minute
+	reportBound = 5 * time.Minute
+)
+
+// runWithin runs argv on the device within bound; the error names the command and the bound it ran out of.
+func runWithin(ctx context.Context, t targets.Target, bound time.Duration, argv []string, stdout, stderr io.Writer) error {
+	bctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	err := t.Run(bctx, argv[0], argv[1:], stdout, stderr)
+	if err != nil && ctx.Err() == nil && errors.Is(bctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s did not finish within %s: %w", quoteArgs(argv), bound, err)
+	}
+	return err
+}
+
 // Run profiles program (already on the device) running o.Case in its loop mode for o.Seconds, saves the raw output
 // as OutDir/profile-<target>-<case>.txt (and the data file beside it) and returns the summary.
 func Run(ctx context.Context, t targets.Target, program string, dev artifact.Device, o Options) (*Result, error) {
@@ -73,7 +95,8 @@ func Run(ctx context.Context, t targets.Target, program string, dev artifact.Dev
 		fmt.Fprintf(o.Log, "%s: warning: the device is emulated: this profiles the emulator, not a device\n", t.Name())
 	}
 	var stdout, stderr bytes.Buffer
-	if err := t.Run(ctx, record[0], record[1:], &stdout, &stderr); err != nil {
+	recordBound := time.Duration(o.Seconds*float64(time.Second)) + recordSlack
+	if err := runWithin(ctx, t, recordBound, record, &stdout, &stderr); err != nil {
 		return nil, fmt.Errorf("%s: %s on %s: %w\n%s%s", t.Name(), tool.Name, o.Case, err, stdout.String(), tail(stderr.String()))
 	}
 	base := filepath.Join(o.OutDir, "profile-"+t.Name()+"-"+o.Case)
@@ -95,7 +118,7 @@ func Run(ctx context.Context, t targets.Target, program string, dev artifact.Dev
 	} else {
 		var report, rerr bytes.Buffer
 		cmd := tool.Report(data)
-		if err := t.Run(ctx, cmd[0], cmd[1:], &report, &rerr); err != nil {
+		if err := runWithin(ctx, t, reportBound, cmd, &report, &rerr); err != nil {
 			return nil, fmt.Errorf("%s: %s: %w\n%s", t.Name(), quoteArgs(cmd), err, tail(rerr.String()))
 		}
 		text = report.String()
@@ -151,13 +174,13 @@ func command(t Tool) string {
 
 // has asks the device's shell whether a command is on its PATH.
 func has(ctx context.Context, t targets.Target, cmd string) bool {
-	return t.Run(ctx, "sh", []string{"-c", "command -v " + cmd}, io.Discard, io.Discard) == nil
+	return runWithin(ctx, t, probeBound, []string{"sh", "-c", "command -v " + cmd}, io.Discard, io.Discard) == nil
 }
 
 // hasHardwareCycles says whether perf can count cycles on the device: virtual machines and many phones have no PMU.
 func hasHardwareCycles(ctx context.Context, t targets.Target) bool {
 	var out bytes.Buffer
-	err := t.Run(ctx, "perf", []string{"stat", "-x,", "-e", "cycles", "true"}, io.Discard, &out)
+	err := runWithin(ctx, t, probeBound, []string{"perf", "stat", "-x,", "-e", "cycles", "true"}, io.Discard, &out)
 	return err == nil && !strings.Contains(out.String(), "not supported") && !strings.Contains(out.String(), "not counted")
 }
 

@@ -1,8 +1,14 @@
 package profile
 
 import (
+	"context"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/bench-bridge/bench-bridge/targets"
 )
 
 // The device profilers cannot run here (no Android device, no Mac): their command lines and their output formats
@@ -67,5 +73,21 @@ func TestClassify(t *testing.T) {
 	}
 	if got := Classify(Frame{Symbol: "do_syscall_64", Kernel: true}); got != "kernel" {
 		t.Errorf("kernel frame: %s", got)
+	}
+}
+
+// TestProfileStepsHaveBounds: a command on the device that never finishes ends at its bound, and the error names
+// the command and the bound.
+func TestProfileStepsHaveBounds(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the local target here is not linux")
+	}
+	tgt, err := targets.NewLocal("linux", targets.Spec{Kind: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = runWithin(context.Background(), tgt, 200*time.Millisecond, []string{"sleep", "600"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "sleep 600 did not finish within 200ms") {
+		t.Fatalf("%v", err)
 	}
 }

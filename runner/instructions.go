@@ -9,6 +9,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"time"
 
 	"github.com/bench-bridge/bench-bridge/targets"
 )
@@ -24,13 +25,26 @@ const maxUnits = 1_000_000
 // collected is the line callgrind prints on stderr at the end: "==PID== Collected : 123456".
 var collected = regexp.MustCompile(`(?m)^==\d+== Collected : (\d+)\s*$`)
 
+// Bounds of the callgrind steps, so that a device that stops answering, or a run that never ends, fails the count
+// with its name instead of hanging. A counted run of maxUnits units takes seconds to a few minutes under callgrind.
+var (
+	valgrindCheckBound = time.Minute
+	countRunBound      = 10 * time.Minute
+)
+
 // valgrindHint says how to get valgrind where it is missing.
 const valgrindHint = "--metric instructions needs valgrind on the target (Debian: apt-get install valgrind)"
 
 // CheckValgrind reports whether the target can run valgrind, with a hint when it cannot.
 func CheckValgrind(ctx context.Context, t targets.Target) error {
 	var out bytes.Buffer
-	if err := t.Run(ctx, "valgrind", []string{"--version"}, &out, &out); err != nil {
+	cctx, cancel := context.WithTimeout(ctx, valgrindCheckBound)
+	defer cancel()
+	err := t.Run(cctx, "valgrind", []string{"--version"}, &out, &out)
+	if overBound(ctx, cctx) {
+		return fmt.Errorf("%s: valgrind --version did not finish within %s", t.Name(), valgrindCheckBound)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: cannot run valgrind (%v): %s", t.Name(), err, valgrindHint)
 	}
 	return nil
@@ -95,7 +109,12 @@ func countRun(ctx context.Context, t targets.Target, program, name string, units
 	var stdout, stderr bytes.Buffer
 	args := []string{"--tool=callgrind", "--callgrind-out-file=/dev/null", program,
 		"run", "--ops", strconv.FormatInt(units, 10), "--samples", "1", "--warmup-ns", "0", name}
-	runErr := t.Run(ctx, "valgrind", args, &stdout, &stderr)
+	rctx, cancel := context.WithTimeout(ctx, countRunBound)
+	defer cancel()
+	runErr := t.Run(rctx, "valgrind", args, &stdout, &stderr)
+	if overBound(ctx, rctx) {
+		return 0, 0, fmt.Errorf("callgrind run of %s with %d units did not finish within %s", name, units, countRunBound)
+	}
 	var exit *targets.ExitError
 	if runErr != nil && !errors.As(runErr, &exit) {
 		return 0, 0, runErr
@@ -121,4 +140,9 @@ func countRun(ctx context.Context, t targets.Target, program, name string, units
 	}
 	instr, err = strconv.ParseInt(string(m[1]), 10, 64)
 	return instr, ops, err
+}
+
+// overBound reports whether bounded, made from ctx, ended by its own deadline rather than by ctx.
+func overBound(ctx, bounded context.Context) bool {
+	return ctx.Err() == nil && errors.Is(bounded.Err(), context.DeadlineExceeded)
 }
