@@ -123,3 +123,29 @@ func TestFormatNs(t *testing.T) {
 		}
 	}
 }
+
+// TestEmulatedReason: the reason goes out and comes back; an artifact from before the field reads with none, and
+// one that is not emulated writes none.
+func TestEmulatedReason(t *testing.T) {
+	a := sample()
+	a.Device.Emulated, a.Device.EmulatedReason = true, "the run prefix runs the program under qemu-arm"
+	got, err := Read(writeTemp(t, a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Device.Emulated || got.Device.EmulatedReason != a.Device.EmulatedReason {
+		t.Errorf("round trip: %+v", got.Device)
+	}
+	b, _ := os.ReadFile(writeTemp(t, sample()))
+	if strings.Contains(string(b), "emulated_reason") {
+		t.Errorf("a native run wrote an emulated_reason")
+	}
+	old := strings.Replace(string(b), `"emulated": false`, `"emulated": true`, 1)
+	if old == string(b) {
+		t.Fatal("no emulated field to change in the written artifact")
+	}
+	got, err = Parse([]byte(old))
+	if err != nil || !got.Device.Emulated || got.Device.EmulatedReason != "" {
+		t.Errorf("an artifact from before the field: %+v, %v", got, err)
+	}
+}
