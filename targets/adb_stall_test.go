@@ -17,49 +17,39 @@ import (
 // server's port.
 func stallingADBServer(t *testing.T, serial string) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop); ln.Close() })
+	t.Cleanup(func() { close(stop) })
 	answers := map[string]string{
 		"host:devices-l":                      serial + "\tdevice product:p model:m device:d transport_id:1\n",
 		"host-serial:" + serial + ":features": "shell_v2,cmd",
 	}
-	go func() {
+	addr := serveLoopback(t, func(c net.Conn) {
+		defer c.Close()
 		for {
-			c, err := ln.Accept()
-			if err != nil {
+			var n [4]byte
+			if _, err := io.ReadFull(c, n[:]); err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				for {
-					var n [4]byte
-					if _, err := io.ReadFull(c, n[:]); err != nil {
-						return
-					}
-					size, _ := strconv.ParseUint(string(n[:]), 16, 16)
-					req := make([]byte, size)
-					if _, err := io.ReadFull(c, req); err != nil {
-						return
-					}
-					switch a, ok := answers[string(req)]; {
-					case ok:
-						fmt.Fprintf(c, "OKAY%04x%s", len(a), a)
-						return
-					case string(req) == "host:transport:"+serial:
-						io.WriteString(c, "OKAY") // and read the service request, which is never answered
-					default:
-						<-stop
-						return
-					}
-				}
-			}()
+			size, _ := strconv.ParseUint(string(n[:]), 16, 16)
+			req := make([]byte, size)
+			if _, err := io.ReadFull(c, req); err != nil {
+				return
+			}
+			switch a, ok := answers[string(req)]; {
+			case ok:
+				fmt.Fprintf(c, "OKAY%04x%s", len(a), a)
+				return
+			case string(req) == "host:transport:"+serial:
+				io.WriteString(c, "OKAY") // and read the service request, which is never answered
+			default:
+				<-stop
+				return
+			}
 		}
-	}()
-	return ln.Addr().(*net.TCPAddr).Port
+	})
+	_, port, _ := net.SplitHostPort(addr)
+	n, _ := strconv.Atoi(port)
+	return n
 }
 
 // shortBound sets a bound to d for one test.
@@ -100,4 +90,25 @@ func TestADBOpenOnAStalledServer(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "target android: device stall-2: getprop: opening adb service shell,v2,raw on stall-2: no answer within 300ms") {
 		t.Fatalf("opening the target: %v", err)
 	}
+}
+
+// serveLoopback listens on a loopback port and hands each connection to serve, until the test ends; it returns the
+// address.
+func serveLoopback(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serve(c)
+		}
+	}()
+	return ln.Addr().String()
 }

@@ -218,3 +218,35 @@ func TestADBChoosingDevice(t *testing.T) {
 		t.Errorf("ANDROID_SERIAL=%s: %v", good.Addr(), err)
 	}
 }
+
+// TestADBRunPrefixIsWords: the run prefix reaches adbd's shell as quoted words, as on every target; before, adb put
+// it into the shell line as it was, so that $(...) and | in it ran on the device.
+func TestADBRunPrefixIsWords(t *testing.T) {
+	srv := adbsim.StartServer(t)
+	opts := adbsim.Emulator()
+	opts.QEMU = nil
+	dev := adbsim.Start(t, opts)
+	srv.Connect(t, dev, "device")
+	t.Setenv("ANDROID_SERIAL", "")
+	a, err := NewADB(context.Background(), "android", BuiltIn["android"], Overrides{RunPrefix: "env BENCH=$(id)|x;y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	prog := pushScript(t, a, "prog", `echo "BENCH=$BENCH"`)
+	var stdout, stderr bytes.Buffer
+	if err := a.Run(context.Background(), prog, nil, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v: %s", err, stderr.String())
+	}
+	if stdout.String() != "BENCH=$(id)|x;y\n" {
+		t.Errorf("stdout %q: the prefix was read by a shell", stdout.String())
+	}
+	d, err := a.Device(context.Background())
+	if err != nil || d.RunPrefix != "env BENCH=$(id)|x;y" {
+		t.Errorf("device run prefix %q, %v", d.RunPrefix, err)
+	}
+	if _, err := NewADB(context.Background(), "android", BuiltIn["android"], Overrides{RunPrefix: `env A="x y"`}); err == nil ||
+		!strings.Contains(err.Error(), "shell syntax") {
+		t.Errorf("a prefix with quotes: %v", err)
+	}
+}

@@ -102,15 +102,21 @@ func (r *remote) fail(op string, err error) error {
 
 // output runs a short command and returns its stdout; a non-zero exit is an error with its stderr.
 func (r *remote) output(ctx context.Context, command string, stdin io.Reader) ([]byte, error) {
-	var stdout, stderr bytes.Buffer
-	status, err := r.tr.exec(ctx, command, stdin, &stdout, &stderr)
-	if err != nil {
+	var stdout bytes.Buffer
+	if err := execOK(ctx, r.tr, command, stdin, &stdout); err != nil {
 		return nil, err
 	}
-	if status != 0 {
-		return nil, fmt.Errorf("%s: exit status %d: %s", command, status, strings.TrimSpace(stderr.String()))
-	}
 	return stdout.Bytes(), nil
+}
+
+// execOK runs a command through tr; a non-zero exit is an error with its stderr.
+func execOK(ctx context.Context, tr transport, command string, stdin io.Reader, stdout io.Writer) error {
+	var stderr bytes.Buffer
+	status, err := tr.exec(ctx, command, stdin, stdout, &stderr)
+	if err == nil && status != 0 {
+		err = fmt.Errorf("%s: exit status %d: %s", command, status, strings.TrimSpace(stderr.String()))
+	}
+	return err
 }
 
 // runDir makes the run's directory on first use, after removing what earlier runs that lost their connection left

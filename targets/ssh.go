@@ -220,7 +220,7 @@ func (c *sshConn) push(ctx context.Context, r io.Reader, remote string) error {
 		return err
 	}
 	if sc == nil {
-		return c.shellCopy(ctx, "cat > "+shellPath(remote), r, io.Discard)
+		return execOK(ctx, c, "cat > "+shellPath(remote), r, io.Discard) // dropbear has no sftp-server
 	}
 	return c.sftpDo(ctx, sc, func() error {
 		dst, err := sc.Create(remote)
@@ -242,7 +242,7 @@ func (c *sshConn) pull(ctx context.Context, remote string, w io.Writer) error {
 		return err
 	}
 	if sc == nil {
-		return c.shellCopy(ctx, "cat "+shellPath(remote), nil, w)
+		return execOK(ctx, c, "cat "+shellPath(remote), nil, w)
 	}
 	return c.sftpDo(ctx, sc, func() error {
 		f, err := sc.Open(remote)
@@ -253,16 +253,6 @@ func (c *sshConn) pull(ctx context.Context, remote string, w io.Writer) error {
 		_, err = f.WriteTo(w)
 		return err
 	})
-}
-
-// shellCopy moves a file's bytes through a command's stdin or stdout.
-func (c *sshConn) shellCopy(ctx context.Context, command string, stdin io.Reader, stdout io.Writer) error {
-	var stderr strings.Builder
-	status, err := c.exec(ctx, command, stdin, stdout, &stderr)
-	if err == nil && status != 0 {
-		err = fmt.Errorf("%s: exit status %d: %s", command, status, strings.TrimSpace(stderr.String()))
-	}
-	return err
 }
 
 // close implements transport.

@@ -30,30 +30,17 @@ func channellessSSHServer(t *testing.T) Spec {
 	}
 	cfg := &ssh.ServerConfig{PublicKeyCallback: func(ssh.ConnMetadata, ssh.PublicKey) (*ssh.Permissions, error) { return nil, nil }}
 	cfg.AddHostKey(hostSigner)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				_, chans, reqs, err := ssh.NewServerConn(c, cfg)
-				if err != nil {
-					return
-				}
-				go ssh.DiscardRequests(reqs)
-				var pending []ssh.NewChannel
-				for ch := range chans {
-					pending = append(pending, ch) // held, never answered
-				}
-			}()
+	addr := serveLoopback(t, func(c net.Conn) {
+		_, chans, reqs, err := ssh.NewServerConn(c, cfg)
+		if err != nil {
+			return
 		}
-	}()
+		go ssh.DiscardRequests(reqs)
+		var pending []ssh.NewChannel
+		for ch := range chans {
+			pending = append(pending, ch) // held, never answered
+		}
+	})
 
 	dir := t.TempDir()
 	_, clientPriv, _ := ed25519.GenerateKey(rand.Reader)
@@ -64,7 +51,6 @@ func channellessSSHServer(t *testing.T) Spec {
 	identity := filepath.Join(dir, "id_ed25519")
 	os.WriteFile(identity, pem.EncodeToMemory(block), 0o600)
 	known := filepath.Join(dir, "known_hosts")
-	addr := ln.Addr().String()
 	os.WriteFile(known, []byte(knownhosts.Line([]string{knownhosts.Normalize(addr)}, hostSigner.PublicKey())+"\n"), 0o600)
 	return Spec{Kind: "ssh", Host: "bench@" + addr, Identity: identity, KnownHosts: known}
 }
