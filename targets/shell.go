@@ -70,11 +70,12 @@ func killScript(pidFile string) string {
 // runDirPrefix starts the name of every run directory, so that one left behind is recognisable.
 const runDirPrefix = "bench-bridge-"
 
-// mkdirScript makes a fresh directory under workdir and prints its path; old busyboxes may lack mktemp -d.
+// mkdirScript makes a fresh directory under workdir and prints its absolute path. The template is absolute so that
+// every mktemp makes it there (toybox's puts a bare name in $TMPDIR); old busyboxes may lack mktemp -d.
 func mkdirScript(workdir string) string {
 	w := shellPath(workdir)
-	return "mkdir -p " + w + " && cd " + w + " && { d=$(mktemp -d " + runDirPrefix + "XXXXXX 2>/dev/null) || " +
-		"{ d=" + runDirPrefix + "$$ && mkdir \"$d\"; }; } && echo \"$(pwd)/$d\""
+	return "mkdir -p " + w + " && cd " + w + " && { d=$(mktemp -d \"$(pwd)/" + runDirPrefix + "XXXXXX\" 2>/dev/null) || " +
+		"{ d=\"$(pwd)/" + runDirPrefix + "$$\" && mkdir \"$d\"; }; } && echo \"$d\""
 }
 
 // remoteJoin joins a remote directory and a file name with forward slashes, whatever the local system uses.

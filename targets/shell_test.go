@@ -156,21 +156,23 @@ func TestShellPathKeepsHome(t *testing.T) {
 }
 
 func TestMkdirScriptMakesAFreshDirectory(t *testing.T) {
-	work := filepath.Join(t.TempDir(), "a b", "it's")
-	var dirs []string
-	for range 2 {
-		out, err := exec.Command("sh", "-c", mkdirScript(work)).Output()
-		if err != nil {
-			t.Fatal(err)
+	for _, sh := range shells(t) {
+		work := filepath.Join(t.TempDir(), "a b", "it's")
+		var dirs []string
+		for range 2 {
+			out, err := exec.Command(sh[0], append(sh[1:], "-c", mkdirScript(work))...).Output()
+			if err != nil {
+				t.Fatalf("%s: %v", sh, err)
+			}
+			d := strings.TrimSpace(string(out))
+			if fi, err := os.Stat(d); err != nil || !fi.IsDir() || filepath.Dir(d) != work || !strings.HasPrefix(filepath.Base(d), runDirPrefix) {
+				t.Fatalf("%s: mkdir script printed %q (%v)", sh, d, err)
+			}
+			dirs = append(dirs, d)
 		}
-		d := strings.TrimSpace(string(out))
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() || filepath.Dir(d) != work {
-			t.Fatalf("mkdir script printed %q (%v)", d, err)
+		if dirs[0] == dirs[1] {
+			t.Errorf("%s: two runs share %s", sh, dirs[0])
 		}
-		dirs = append(dirs, d)
-	}
-	if dirs[0] == dirs[1] {
-		t.Errorf("two runs share %s", dirs[0])
 	}
 }
 
