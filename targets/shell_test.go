@@ -22,25 +22,41 @@ var awkward = []string{
 }
 
 // shells are the POSIX shells of the devices bench-bridge reaches, those of them this machine has: dash and bash as
-// on servers, busybox ash as on webOS and boards (mksh, Android's, is exercised by the adbd tests).
+// on servers, busybox ash as on webOS and boards, and mksh with toybox's commands first on PATH as on Android.
 func shells(t *testing.T) [][]string {
 	var out [][]string
-	for _, sh := range [][]string{{"dash"}, {"bash"}, {"busybox", "sh"}} {
+	for _, sh := range [][]string{{"dash"}, {"bash"}, {"busybox", "sh"}, {"mksh"}} {
 		if _, err := exec.LookPath(sh[0]); err == nil {
 			out = append(out, sh)
 		}
 	}
+	if toybox, err := exec.LookPath("toybox"); err == nil && len(out) > 0 && out[len(out)-1][0] == "mksh" {
+		bin := t.TempDir()
+		list, _ := exec.Command(toybox).Output()
+		for _, cmd := range strings.Fields(string(list)) {
+			os.Symlink(toybox, filepath.Join(bin, cmd))
+		}
+		out = append(out, []string{"env", "PATH=" + bin + ":" + os.Getenv("PATH"), "mksh"})
+	}
 	if len(out) == 0 {
-		t.Skip("no dash, bash or busybox here")
+		t.Skip("no dash, bash, busybox or mksh here")
 	}
 	return out
+}
+
+// shellName names a shell from shells for a subtest (and so for its temporary directories).
+func shellName(sh []string) string {
+	if sh[0] == "env" {
+		return "mksh+toybox"
+	}
+	return strings.Join(sh, " ")
 }
 
 // TestRunScriptInARealShell runs the wrapper with each shell: the program gets every argument as it was, runs in
 // the directory, keeps the pid the wrapper wrote, and nothing is executed that was not asked for.
 func TestRunScriptInARealShell(t *testing.T) {
 	for _, sh := range shells(t) {
-		t.Run(strings.Join(sh, " "), func(t *testing.T) {
+		t.Run(shellName(sh), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), `work dir 'q' "d"; touch INJECTED`)
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
@@ -85,7 +101,7 @@ func TestRunScriptInARealShell(t *testing.T) {
 func TestKillScriptKillsTheGroup(t *testing.T) {
 	for _, sh := range shells(t) {
 		for _, leader := range []bool{true, false} {
-			t.Run(strings.Join(sh, " ")+map[bool]string{true: " leader", false: " in a group"}[leader], func(t *testing.T) {
+			t.Run(shellName(sh)+map[bool]string{true: " leader", false: " in a group"}[leader], func(t *testing.T) {
 				dir := t.TempDir()
 				pidFile := filepath.Join(dir, ".run-1.pid")
 				prog := filepath.Join(dir, "stubborn")

@@ -1,5 +1,7 @@
 // Package targets moves bench programs to a device and runs them there: push, run, pull, and the facts about the
-// device that an artifact records. Each transport wraps its errors with the device and the operation.
+// device that an artifact records. As in devlib, a transport (adb, ssh, novacom) only runs a command line and copies
+// files; one core (remote.go) is the Target on top of every one of them. The local target runs programs directly.
+// Every step on a device has a bound (bounds.go), and errors name the device and the operation.
 package targets
 
 import (
