@@ -40,24 +40,29 @@ func runsNatively(kernel, program string) bool {
 
 // emulation decides whether a run is emulated and gives the reasons. kernel is uname -m on the device, program the
 // program's architecture ("" when not known yet), prefix the run prefix's words, emulator whether the device says it
-// is one.
+// is one. A program for another architecture run under a qemu- prefix is the prefix's doing, not binfmt's.
 func emulation(kernel, program string, prefix []string, emulator bool) (bool, string) {
 	var why []string
 	if emulator {
 		why = append(why, "the device says it is an emulator (ro.kernel.qemu=1)")
 	}
-	for _, w := range prefix {
-		if strings.HasPrefix(filepath.Base(w), "qemu-") {
-			why = append(why, "the run prefix runs the program under "+filepath.Base(w))
-			break
-		}
-	}
-	k, p := archFamily(kernel), archFamily(program)
-	if k != "" && p != "" && !runsNatively(k, p) {
+	if q := qemuPrefix(prefix); q != "" {
+		why = append(why, "the run prefix runs the program under "+q)
+	} else if k, p := archFamily(kernel), archFamily(program); k != "" && p != "" && !runsNatively(k, p) {
 		why = append(why, fmt.Sprintf("the program is built for %s and the device's kernel is %s (uname -m %s): "+
 			"the kernel runs it through an emulator (binfmt_misc)", p, k, kernel))
 	}
 	return len(why) > 0, strings.Join(why, "; ")
+}
+
+// qemuPrefix is the qemu- command among a run prefix's words, or "".
+func qemuPrefix(prefix []string) string {
+	for _, w := range prefix {
+		if strings.HasPrefix(filepath.Base(w), "qemu-") {
+			return filepath.Base(w)
+		}
+	}
+	return ""
 }
 
 // ProgramArch reads a program's architecture from its ELF or Mach-O header: aarch64, arm, x86_64, x86, or the
@@ -98,7 +103,7 @@ func CheckProgram(d *artifact.Device, program string) {
 	if err != nil {
 		return
 	}
-	if emulated, why := emulation(d.Arch, arch, nil, false); emulated {
+	if emulated, why := emulation(d.Arch, arch, strings.Fields(d.RunPrefix), false); emulated && qemuPrefix(strings.Fields(d.RunPrefix)) == "" {
 		d.Emulated = true
 		if d.EmulatedReason != "" {
 			why = d.EmulatedReason + "; " + why

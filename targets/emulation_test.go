@@ -29,7 +29,7 @@ func TestEmulationDecisions(t *testing.T) {
 		{"armel program through binfmt", "x86_64", "arm", "", false, true, "built for arm and the device's kernel is x86_64"},
 		{"64-bit program on a 32-bit ARM kernel", "armv7l", "aarch64", "", false, true, "built for aarch64"},
 		{"x86_64 program on an ARM kernel", "aarch64", "x86_64", "", false, true, "built for x86_64"},
-		{"qemu prefix", "x86_64", "arm", "qemu-arm -cpu cortex-a8", false, true, "under qemu-arm"},
+		{"qemu prefix", "x86_64", "arm", "qemu-arm -cpu cortex-a8", false, true, "the run prefix runs the program under qemu-arm"},
 		{"qemu prefix by path", "aarch64", "aarch64", "taskset -c 1 /usr/bin/qemu-aarch64", false, true, "under qemu-aarch64"},
 		{"taskset prefix", "aarch64", "aarch64", "taskset -c 1", false, false, ""},
 		{"Android emulator", "aarch64", "aarch64", "", true, true, "ro.kernel.qemu=1"},
@@ -65,10 +65,16 @@ func TestCheckProgramReadsTheHeader(t *testing.T) {
 	if other == "" {
 		t.Skipf("no foreign kernel to compare %s with", arch)
 	}
-	d = artifact.Device{Arch: other, Emulated: true, EmulatedReason: "the run prefix runs the program under qemu-x"}
+	d = artifact.Device{Arch: other, Emulated: true, EmulatedReason: "the device says it is an emulator (ro.kernel.qemu=1)"}
 	CheckProgram(&d, self)
-	if !d.Emulated || !strings.HasPrefix(d.EmulatedReason, "the run prefix runs the program under qemu-x; the program is built for "+arch) {
+	if !d.Emulated || !strings.HasPrefix(d.EmulatedReason, "the device says it is an emulator (ro.kernel.qemu=1); the program is built for "+arch) {
 		t.Errorf("a program for another architecture: %+v", d)
+	}
+	prefixed := artifact.Device{Arch: other, RunPrefix: "qemu-" + arch, Emulated: true, EmulatedReason: "the run prefix runs the program under qemu-" + arch}
+	d = prefixed
+	CheckProgram(&d, self)
+	if d.EmulatedReason != prefixed.EmulatedReason || !d.Emulated {
+		t.Errorf("under a qemu- prefix the prefix is the reason, not binfmt: %+v", d)
 	}
 	d = artifact.Device{Arch: other}
 	CheckProgram(&d, "/dev/null") // no header: no verdict

@@ -58,7 +58,7 @@ func TestAndroidEndToEnd(t *testing.T) {
 			}
 		}
 		d := a.Device
-		if !d.Emulated || d.Android == nil || d.Android.ABI != "arm64-v8a" || d.Android.SDK != "34" || d.Arch != "aarch64" ||
+		if !d.Emulated || !strings.Contains(d.EmulatedReason, "ro.kernel.qemu=1") || d.Android == nil || d.Android.ABI != "arm64-v8a" || d.Android.SDK != "34" || d.Arch != "aarch64" ||
 			!strings.Contains(d.Compiler, "aarch64-linux-gnu-gcc") || len(d.CPUFreqs) != 4 {
 			t.Errorf("%s: device %+v, android %+v", path, d, d.Android)
 		}
