@@ -92,7 +92,7 @@ func Run(ctx context.Context, t targets.Target, program string, dev artifact.Dev
 	record := tool.Record(argv, data, tool.Name == "perf" && !hasHardwareCycles(ctx, t))
 	fmt.Fprintf(o.Log, "%s: profiling %s for %gs: %s\n", t.Name(), o.Case, o.Seconds, quoteArgs(record))
 	if dev.Emulated {
-		fmt.Fprintf(o.Log, "%s: warning: the device is emulated: this profiles the emulator, not a device\n", t.Name())
+		fmt.Fprintf(o.Log, "%s: warning: the run is emulated (%s): this profiles the emulator, not a device\n", t.Name(), dev.EmulatedReason)
 	}
 	var stdout, stderr bytes.Buffer
 	recordBound := time.Duration(o.Seconds*float64(time.Second)) + recordSlack
