@@ -114,9 +114,21 @@ func execOK(ctx context.Context, tr transport, command string, stdin io.Reader, 
 	var stderr bytes.Buffer
 	status, err := tr.exec(ctx, command, stdin, stdout, &stderr)
 	if err == nil && status != 0 {
-		err = fmt.Errorf("%s: exit status %d: %s", command, status, strings.TrimSpace(stderr.String()))
+		err = fmt.Errorf("%s: exit status %d: %s", brief(command), status, strings.TrimSpace(stderr.String()))
 	}
 	return err
+}
+
+// brief shortens a command for an error message: its first line, at most 60 bytes.
+func brief(command string) string {
+	command, _, cut := strings.Cut(strings.TrimSpace(command), "\n")
+	if len(command) > 60 {
+		command, cut = command[:60], true
+	}
+	if cut {
+		command += " ..."
+	}
+	return command
 }
 
 // runDir makes the run's directory on first use, after removing what earlier runs that lost their connection left
@@ -129,7 +141,7 @@ func (r *remote) runDir(ctx context.Context) (string, error) {
 	}
 	r.sweep(ctx)
 	var out []byte
-	err := within(ctx, shortOp, "making a directory in "+r.workdir, func(ctx context.Context) (err error) {
+	err := within(ctx, shortOp, "mkdir", func(ctx context.Context) (err error) {
 		out, err = r.output(ctx, mkdirScript(r.workdir), nil)
 		return err
 	})
@@ -227,7 +239,7 @@ func (r *remote) Run(ctx context.Context, program string, args []string, stdout,
 
 // kill stops a cancelled run's program on the device, within its own bound: the run's context is over.
 func (r *remote) kill(pidFile string) {
-	err := within(context.Background(), killOp, "killing the program", func(ctx context.Context) error {
+	err := within(context.Background(), killOp, "the kill script", func(ctx context.Context) error {
 		_, err := r.output(ctx, killScript(pidFile), nil)
 		return err
 	})
@@ -239,7 +251,7 @@ func (r *remote) kill(pidFile string) {
 // Device implements Target: the kind's probe, run by the device's shell.
 func (r *remote) Device(ctx context.Context) (artifact.Device, error) {
 	var out []byte
-	err := within(ctx, shortOp, "reading device facts", func(ctx context.Context) (err error) {
+	err := within(ctx, shortOp, "the probe", func(ctx context.Context) (err error) {
 		if r.probe.inline {
 			out, err = r.output(ctx, r.probe.script, nil)
 			return err
