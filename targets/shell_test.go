@@ -94,20 +94,34 @@ func TestRunScriptInARealShell(t *testing.T) {
 	}
 }
 
-// TestKillScriptKillsTheGroup runs a program that ignores SIGTERM and has a child, under each shell, once with the
-// shell leading a session (as under sshd and adbd) and once inside another process group (where the wrapper makes
-// the program a group of its own with setsid): the kill script must end both processes, with SIGKILL after the
-// short wait.
+// TestKillScriptKillsTheGroup runs a program that ignores SIGTERM and has a child, under each shell: with the shell
+// leading a session (as under sshd and adbd), inside another process group (where the wrapper makes the program a
+// group of its own with setsid), and inside another group on a device without setsid (old busybox and toybox). The
+// kill script must end the program with SIGKILL after the short wait, and its child with it wherever the program
+// leads a group; without setsid only the program can be found, by its pid.
 func TestKillScriptKillsTheGroup(t *testing.T) {
+	noSetsid := t.TempDir() // a PATH with what the scripts need but setsid
+	for _, cmd := range []string{"sleep", "cat", "mkdir"} {
+		if p, err := exec.LookPath(cmd); err == nil {
+			os.Symlink(p, filepath.Join(noSetsid, cmd))
+		}
+	}
 	for _, sh := range shells(t) {
-		for _, leader := range []bool{true, false} {
-			t.Run(shellName(sh)+map[bool]string{true: " leader", false: " in a group"}[leader], func(t *testing.T) {
+		for _, mode := range []string{"leader", "in a group", "in a group without setsid"} {
+			if sh[0] == "env" && mode == "in a group without setsid" {
+				continue // its PATH is toybox's
+			}
+			leader := mode == "leader"
+			t.Run(shellName(sh)+" "+mode, func(t *testing.T) {
 				dir := t.TempDir()
 				pidFile := filepath.Join(dir, ".run-1.pid")
 				prog := filepath.Join(dir, "stubborn")
 				os.WriteFile(prog, []byte("#!/bin/sh\ntrap '' TERM\nsleep 300 &\necho \"$$ $!\" > procs\nwhile :; do sleep 1; done\n"), 0o755)
 				cmd := exec.Command(sh[0], append(sh[1:], "-c", runScript(dir, pidFile, nil, prog, nil))...)
 				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: leader}
+				if mode == "in a group without setsid" {
+					cmd.Env = append(os.Environ(), "PATH="+noSetsid)
+				}
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
 				}
@@ -128,7 +142,9 @@ func TestKillScriptKillsTheGroup(t *testing.T) {
 						procs = append(procs, n)
 					}
 				}
-				out, err := exec.Command(sh[0], append(sh[1:], "-c", killScript(pidFile))...).CombinedOutput()
+				kill := exec.Command(sh[0], append(sh[1:], "-c", killScript(pidFile))...)
+				kill.Env = cmd.Env
+				out, err := kill.CombinedOutput()
 				if err != nil {
 					t.Fatalf("kill script: %v: %s", err, out)
 				}
@@ -141,6 +157,10 @@ func TestKillScriptKillsTheGroup(t *testing.T) {
 				case <-time.After(30 * time.Second):
 					cmd.Process.Kill()
 					t.Fatal("the program still runs after the kill script")
+				}
+				if mode == "in a group without setsid" {
+					syscall.Kill(procs[1], syscall.SIGKILL)
+					return
 				}
 				for deadline := time.Now().Add(10 * time.Second); alive(procs[1]) && time.Now().Before(deadline); {
 					time.Sleep(20 * time.Millisecond)
