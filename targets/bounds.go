@@ -48,17 +48,39 @@ func within(ctx context.Context, d time.Duration, step string, f func(context.Co
 }
 
 // untilDone runs f, which takes no context, and returns its error, or ctx's when ctx ends first; f then finishes on
-// its own, so abandon is called to make it give up (closing what it reads from).
+// its own, so abandon (when not nil) is called to make it give up, closing what it reads from.
 func untilDone(ctx context.Context, f func() error, abandon func()) error {
-	done := make(chan error, 1)
-	go func() { done <- f() }()
+	_, err := await(ctx, func() (struct{}, error) { return struct{}{}, f() }, abandon, nil)
+	return err
+}
+
+// await is untilDone for a call with a result: when ctx ends first, abandon (when not nil) is called at once, and
+// release (when not nil) gets the result if it comes later, to close it.
+func await[T any](ctx context.Context, f func() (T, error), abandon func(), release func(T)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
 	select {
-	case err := <-done:
-		return err
+	case r := <-done:
+		return r.v, r.err
 	case <-ctx.Done():
 		if abandon != nil {
 			abandon()
 		}
-		return ctx.Err()
+		if release != nil {
+			go func() {
+				if r := <-done; r.err == nil {
+					release(r.v)
+				}
+			}()
+		}
+		var zero T
+		return zero, ctx.Err()
 	}
 }

@@ -126,11 +126,9 @@ func (c *sshConn) keepalive() {
 // on altogether: the connection is closed, since nothing else on it would work either.
 func (c *sshConn) session(ctx context.Context) (*ssh.Session, error) {
 	var s *ssh.Session
-	err := within(ctx, openOp, "opening an ssh session channel", func(ctx context.Context) error {
-		return untilDone(ctx, func() (err error) {
-			s, err = c.client.NewSession()
-			return err
-		}, func() { c.client.Close() })
+	err := within(ctx, openOp, "opening an ssh session channel", func(ctx context.Context) (err error) {
+		s, err = await(ctx, c.client.NewSession, func() { c.client.Close() }, func(s *ssh.Session) { s.Close() })
+		return err
 	})
 	return s, err
 }
@@ -181,11 +179,10 @@ func (c *sshConn) sftpClient(ctx context.Context) (*sftp.Client, error) {
 	defer c.mu.Unlock()
 	if c.sftp == nil && !c.noSFTP {
 		var sc *sftp.Client
-		err := within(ctx, openOp, "opening the sftp subsystem", func(ctx context.Context) error {
-			return untilDone(ctx, func() (err error) {
-				sc, err = sftp.NewClient(c.client)
-				return err
-			}, nil)
+		err := within(ctx, openOp, "opening the sftp subsystem", func(ctx context.Context) (err error) {
+			sc, err = await(ctx, func() (*sftp.Client, error) { return sftp.NewClient(c.client) }, nil,
+				func(sc *sftp.Client) { sc.Close() })
+			return err
 		})
 		var te *TimeoutError
 		if errors.As(err, &te) || ctx.Err() != nil {
