@@ -46,11 +46,11 @@ func emulation(kernel, program string, prefix []string, emulator bool) (bool, st
 	if emulator {
 		why = append(why, "the device says it is an emulator (ro.kernel.qemu=1)")
 	}
-	if q := qemuPrefix(prefix); q != "" {
-		why = append(why, "the run prefix runs the program under "+q)
+	if qemuPrefix(prefix) != "" {
+		why = append(why, "the program ran under an emulator: --run-prefix "+strings.Join(prefix, " "))
 	} else if k, p := archFamily(kernel), archFamily(program); k != "" && p != "" && !runsNatively(k, p) {
-		why = append(why, fmt.Sprintf("the program is built for %s and the device's kernel is %s (uname -m %s): "+
-			"the kernel runs it through an emulator (binfmt_misc)", p, k, kernel))
+		why = append(why, fmt.Sprintf("the device's kernel is %s (uname -m) and the program is %s: it ran through "+
+			"binfmt_misc and an emulator, not on the device's CPU", kernel, p))
 	}
 	return len(why) > 0, strings.Join(why, "; ")
 }

@@ -25,12 +25,12 @@ func TestEmulationDecisions(t *testing.T) {
 		{"32-bit program on a 64-bit ARM kernel", "aarch64", "arm", "", false, false, ""},
 		{"32-bit program on x86_64", "x86_64", "x86", "", false, false, ""},
 		{"server", "x86_64", "x86_64", "", false, false, ""},
-		{"arm64 program through binfmt", "x86_64", "aarch64", "", false, true, "built for aarch64 and the device's kernel is x86_64"},
-		{"armel program through binfmt", "x86_64", "arm", "", false, true, "built for arm and the device's kernel is x86_64"},
-		{"64-bit program on a 32-bit ARM kernel", "armv7l", "aarch64", "", false, true, "built for aarch64"},
-		{"x86_64 program on an ARM kernel", "aarch64", "x86_64", "", false, true, "built for x86_64"},
-		{"qemu prefix", "x86_64", "arm", "qemu-arm -cpu cortex-a8", false, true, "the run prefix runs the program under qemu-arm"},
-		{"qemu prefix by path", "aarch64", "aarch64", "taskset -c 1 /usr/bin/qemu-aarch64", false, true, "under qemu-aarch64"},
+		{"arm64 program through binfmt", "x86_64", "aarch64", "", false, true, "the device's kernel is x86_64 (uname -m) and the program is aarch64"},
+		{"armel program through binfmt", "x86_64", "arm", "", false, true, "the device's kernel is x86_64 (uname -m) and the program is arm:"},
+		{"64-bit program on a 32-bit ARM kernel", "armv7l", "aarch64", "", false, true, "kernel is armv7l (uname -m) and the program is aarch64"},
+		{"x86_64 program on an ARM kernel", "aarch64", "x86_64", "", false, true, "the program is x86_64"},
+		{"qemu prefix", "x86_64", "arm", "qemu-arm -cpu cortex-a8", false, true, "the program ran under an emulator: --run-prefix qemu-arm -cpu cortex-a8"},
+		{"qemu prefix by path", "aarch64", "aarch64", "taskset -c 1 /usr/bin/qemu-aarch64", false, true, "--run-prefix taskset -c 1 /usr/bin/qemu-aarch64"},
 		{"taskset prefix", "aarch64", "aarch64", "taskset -c 1", false, false, ""},
 		{"Android emulator", "aarch64", "aarch64", "", true, true, "ro.kernel.qemu=1"},
 		{"program not known yet", "aarch64", "", "", false, false, ""},
@@ -67,10 +67,10 @@ func TestCheckProgramReadsTheHeader(t *testing.T) {
 	}
 	d = artifact.Device{Arch: other, Emulated: true, EmulatedReason: "the device says it is an emulator (ro.kernel.qemu=1)"}
 	CheckProgram(&d, self)
-	if !d.Emulated || !strings.HasPrefix(d.EmulatedReason, "the device says it is an emulator (ro.kernel.qemu=1); the program is built for "+arch) {
+	if !d.Emulated || !strings.HasPrefix(d.EmulatedReason, "the device says it is an emulator (ro.kernel.qemu=1); the device's kernel is "+other+" (uname -m) and the program is "+arch) {
 		t.Errorf("a program for another architecture: %+v", d)
 	}
-	prefixed := artifact.Device{Arch: other, RunPrefix: "qemu-" + arch, Emulated: true, EmulatedReason: "the run prefix runs the program under qemu-" + arch}
+	prefixed := artifact.Device{Arch: other, RunPrefix: "qemu-" + arch, Emulated: true, EmulatedReason: "the program ran under an emulator: --run-prefix qemu-" + arch}
 	d = prefixed
 	CheckProgram(&d, self)
 	if d.EmulatedReason != prefixed.EmulatedReason || !d.Emulated {

@@ -57,7 +57,7 @@ func TestWebOSEndToEnd(t *testing.T) {
 			}
 		}
 		d := a.Device
-		if !d.Emulated || d.EmulatedReason != "the run prefix runs the program under qemu-arm" || d.RunPrefix != "qemu-arm -cpu cortex-a8" || !strings.Contains(d.Compiler, "arm-linux-gnueabi") ||
+		if !d.Emulated || d.EmulatedReason != "the program ran under an emulator: --run-prefix qemu-arm -cpu cortex-a8" || d.RunPrefix != "qemu-arm -cpu cortex-a8" || !strings.Contains(d.Compiler, "arm-linux-gnueabi") ||
 			!strings.Contains(d.CFlags, "-mfloat-abi=softfp") || d.QuickJS != "2025-04-26" || d.LoadAvg == "" || d.Cores < 1 {
 			t.Errorf("%s: device %+v", a.Label(), d)
 		}
