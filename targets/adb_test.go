@@ -17,12 +17,18 @@ import (
 // and opens it as the android target.
 func simulated(t *testing.T, opts adbsim.Options) (*ADB, *adbsim.Device) {
 	t.Helper()
+	return simulatedWith(t, opts, Overrides{})
+}
+
+// simulatedWith is simulated with the command line's overrides.
+func simulatedWith(t *testing.T, opts adbsim.Options, o Overrides) (*ADB, *adbsim.Device) {
+	t.Helper()
 	srv := adbsim.StartServer(t)
 	opts.QEMU = nil
 	dev := adbsim.Start(t, opts)
 	srv.Connect(t, dev, "device")
 	t.Setenv("ANDROID_SERIAL", "")
-	a, err := NewADB(context.Background(), "android", BuiltIn["android"], Overrides{})
+	a, err := NewADB(context.Background(), "android", BuiltIn["android"], o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,17 +228,7 @@ func TestADBChoosingDevice(t *testing.T) {
 // TestADBRunPrefixIsWords: the run prefix reaches adbd's shell as quoted words, as on every target; before, adb put
 // it into the shell line as it was, so that $(...) and | in it ran on the device.
 func TestADBRunPrefixIsWords(t *testing.T) {
-	srv := adbsim.StartServer(t)
-	opts := adbsim.Emulator()
-	opts.QEMU = nil
-	dev := adbsim.Start(t, opts)
-	srv.Connect(t, dev, "device")
-	t.Setenv("ANDROID_SERIAL", "")
-	a, err := NewADB(context.Background(), "android", BuiltIn["android"], Overrides{RunPrefix: "env BENCH=$(id)|x;y"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a, _ := simulatedWith(t, adbsim.Emulator(), Overrides{RunPrefix: "env BENCH=$(id)|x;y"})
 	prog := pushScript(t, a, "prog", `echo "BENCH=$BENCH"`)
 	var stdout, stderr bytes.Buffer
 	if err := a.Run(context.Background(), prog, nil, &stdout, &stderr); err != nil {
