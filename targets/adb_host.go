@@ -275,13 +275,14 @@ func (h adbHost) service(ctx context.Context, serial, name string) (io.ReadClose
 	if err != nil {
 		stop()
 		c.Close()
+		service, _, _ := strings.Cut(name, ":")
+		step := "opening adb service " + service + " on " + serial
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
-			service, _, _ := strings.Cut(name, ":")
-			return nil, &TimeoutError{Step: "opening adb service " + service + " on " + serial, Bound: openOp}
+			return nil, &TimeoutError{Step: step, Bound: openOp}
 		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("%s: %w", step, ctx.Err())
 		}
 		return nil, err
 	}

@@ -28,12 +28,15 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	runner.Tool = "bench-bridge " + version()
 	root := newRoot(stdout, stderr)
 	root.SetArgs(joinAcceptHostKey(args))
-	if err := root.ExecuteContext(ctx); err != nil {
+	err := root.ExecuteContext(ctx)
+	if err != nil {
 		fmt.Fprintf(stderr, "bench-bridge: error: %v\n", err)
-		var sig signalled
-		if errors.As(context.Cause(ctx), &sig) {
-			return sig.status() // interrupted, as shells report it: 130 for SIGINT, 143 for SIGTERM
-		}
+	}
+	var sig signalled
+	if errors.As(context.Cause(ctx), &sig) {
+		return sig.status() // interrupted, as shells report it: 130 for SIGINT, 143 for SIGTERM
+	}
+	if err != nil {
 		var ex exitCode
 		if errors.As(err, &ex) {
 			return int(ex)
