@@ -3,54 +3,13 @@ package targets
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-)
 
-// stallingADBServer is an adb server that answers the host requests for one device, and OKAY to host:transport,
-// and then never answers the service request: a fault the real server cannot be made to produce. It returns the
-// server's port.
-func stallingADBServer(t *testing.T, serial string) int {
-	t.Helper()
-	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop) })
-	answers := map[string]string{
-		"host:devices-l":                      serial + "\tdevice product:p model:m device:d transport_id:1\n",
-		"host-serial:" + serial + ":features": "shell_v2,cmd",
-	}
-	addr := serveLoopback(t, func(c net.Conn) {
-		defer c.Close()
-		for {
-			var n [4]byte
-			if _, err := io.ReadFull(c, n[:]); err != nil {
-				return
-			}
-			size, _ := strconv.ParseUint(string(n[:]), 16, 16)
-			req := make([]byte, size)
-			if _, err := io.ReadFull(c, req); err != nil {
-				return
-			}
-			switch a, ok := answers[string(req)]; {
-			case ok:
-				fmt.Fprintf(c, "OKAY%04x%s", len(a), a)
-				return
-			case string(req) == "host:transport:"+serial:
-				io.WriteString(c, "OKAY") // and read the service request, which is never answered
-			default:
-				<-stop
-				return
-			}
-		}
-	})
-	_, port, _ := net.SplitHostPort(addr)
-	n, _ := strconv.Atoi(port)
-	return n
-}
+	"github.com/bench-bridge/bench-bridge/internal/adbsim"
+)
 
 // shortBound sets a bound to d for one test.
 func shortBound(t *testing.T, bound *time.Duration, d time.Duration) {
@@ -63,7 +22,7 @@ func shortBound(t *testing.T, bound *time.Duration, d time.Duration) {
 // bound with an error that names the service and the bound, or at once when the caller cancels.
 func TestADBServiceOpenHasABound(t *testing.T) {
 	shortBound(t, &openOp, 300*time.Millisecond)
-	port := stallingADBServer(t, "stall-1")
+	port := adbsim.StallingServer(t, "stall-1")
 	h := adbHost{addr: "127.0.0.1:" + strconv.Itoa(port)}
 	_, err := h.service(context.Background(), "stall-1", "shell,v2,raw:echo hi")
 	var te *TimeoutError
@@ -82,33 +41,10 @@ func TestADBServiceOpenHasABound(t *testing.T) {
 // service request is never answered. Opening the target fails, naming the step, instead of hanging.
 func TestADBOpenOnAStalledServer(t *testing.T) {
 	shortBound(t, &openOp, 300*time.Millisecond)
-	port := stallingADBServer(t, "stall-2")
-	t.Setenv("ANDROID_ADB_SERVER_ADDRESS", "127.0.0.1")
-	t.Setenv("ANDROID_ADB_SERVER_PORT", strconv.Itoa(port))
+	adbsim.StallingServer(t, "stall-2")
 	t.Setenv("ANDROID_SERIAL", "")
 	_, err := NewADB(context.Background(), "android", BuiltIn["android"], Overrides{})
 	if err == nil || !strings.Contains(err.Error(), "target android: device stall-2: getprop: opening adb service shell,v2,raw on stall-2: no answer within 300ms") {
 		t.Fatalf("opening the target: %v", err)
 	}
-}
-
-// serveLoopback listens on a loopback port and hands each connection to serve, until the test ends; it returns the
-// address.
-func serveLoopback(t *testing.T, serve func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serve(c)
-		}
-	}()
-	return ln.Addr().String()
 }

@@ -115,3 +115,24 @@ func TestSSHAgentThatNeverAnswers(t *testing.T) {
 		t.Fatalf("a silent agent: %v", err)
 	}
 }
+
+// serveLoopback listens on a loopback port and hands each connection to serve, until the test ends; it returns the
+// address.
+func serveLoopback(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serve(c)
+		}
+	}()
+	return ln.Addr().String()
+}

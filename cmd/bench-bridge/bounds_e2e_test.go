@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bench-bridge/bench-bridge/internal/adbsim"
 	"github.com/bench-bridge/bench-bridge/internal/sshdtest"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
@@ -196,5 +197,23 @@ func TestSecondSignalQuitsAtOnce(t *testing.T) {
 				t.Errorf("%s is still on the device after the next connection (%v)", left[0], err)
 			}
 		})
+	}
+}
+
+// TestTargetsOnAStalledADBServer is the hang of issue 11: an adb server that answers OKAY to host:transport and
+// then never answers the service request. `bench-bridge targets` allows each target a few seconds and must say
+// which step did not answer, instead of hanging.
+func TestTargetsOnAStalledADBServer(t *testing.T) {
+	adbsim.StallingServer(t, "stall-cli")
+	t.Setenv("ANDROID_SERIAL", "")
+	stdout, stderr, code := run(t, "targets")
+	var line string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "android ") {
+			line = l
+		}
+	}
+	if code != 0 || !strings.Contains(line, "no: target android: device stall-cli: getprop: opening adb service shell,v2,raw on stall-cli") {
+		t.Fatalf("exit %d, android's line %q\n%s%s", code, line, stdout, stderr)
 	}
 }
