@@ -133,18 +133,35 @@ func (c *sshConn) session(ctx context.Context) (*ssh.Session, error) {
 	return s, err
 }
 
+// start opens a session and starts command in it. A channel that the server closes before it answers the exec
+// request (dropbear does that to the session opened right after a failed sftp subsystem) ran nothing and read none
+// of stdin: it is tried once more.
+func (c *sshConn) start(ctx context.Context, command string, stdin io.Reader, stdout, stderr io.Writer) (*ssh.Session, error) {
+	for attempt := 0; ; attempt++ {
+		s, err := c.session(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.Stdin, s.Stdout, s.Stderr = stdin, stdout, stderr
+		err = s.Start(command)
+		if err == nil {
+			return s, nil
+		}
+		s.Close()
+		if !errors.Is(err, io.EOF) || attempt > 0 {
+			return nil, err
+		}
+	}
+}
+
 // exec implements transport. The login shell runs the command; when ctx ends, the session is closed (the core
 // kills the program, since closing a session without a terminal leaves it running).
 func (c *sshConn) exec(ctx context.Context, command string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	s, err := c.session(ctx)
+	s, err := c.start(ctx, command, stdin, stdout, stderr)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	s.Stdin, s.Stdout, s.Stderr = stdin, stdout, stderr
-	if err := s.Start(command); err != nil {
-		return 0, err
-	}
 	done := make(chan error, 1)
 	go func() { done <- s.Wait() }()
 	select {
