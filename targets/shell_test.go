@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // awkward are words a shell would love to interpret.
@@ -21,27 +22,18 @@ var awkward = []string{
 	"`touch INJECTED`", "$HOME", "*", "a\nnewline", "--flag", "'", "''", "-", "tab\there", "&& touch INJECTED", "|", "~",
 }
 
-// shells are the POSIX shells of the devices bench-bridge reaches, those of them this machine has: dash and bash as
-// on servers, busybox ash as on webOS and boards, and mksh with toybox's commands first on PATH as on Android.
+// shells are the POSIX shells of the devices bench-bridge reaches: dash and bash as on servers, busybox ash as on
+// webOS and boards, and mksh, alone and with toybox's commands first on PATH as on Android.
 func shells(t *testing.T) [][]string {
-	var out [][]string
-	for _, sh := range [][]string{{"dash"}, {"bash"}, {"busybox", "sh"}, {"mksh"}} {
-		if _, err := exec.LookPath(sh[0]); err == nil {
-			out = append(out, sh)
-		}
+	out := [][]string{{testenv.Require(t, "dash", "apt-get install dash")}, {testenv.Require(t, "bash", "apt-get install bash")},
+		{testenv.Require(t, "busybox", "apt-get install busybox-static"), "sh"}, {testenv.Require(t, "mksh", "apt-get install mksh")}}
+	toybox := testenv.Require(t, "toybox", "apt-get install toybox")
+	bin := t.TempDir()
+	list, _ := exec.Command(toybox).Output()
+	for _, cmd := range strings.Fields(string(list)) {
+		os.Symlink(toybox, filepath.Join(bin, cmd))
 	}
-	if toybox, err := exec.LookPath("toybox"); err == nil && len(out) > 0 && out[len(out)-1][0] == "mksh" {
-		bin := t.TempDir()
-		list, _ := exec.Command(toybox).Output()
-		for _, cmd := range strings.Fields(string(list)) {
-			os.Symlink(toybox, filepath.Join(bin, cmd))
-		}
-		out = append(out, []string{"env", "PATH=" + bin + ":" + os.Getenv("PATH"), "mksh"})
-	}
-	if len(out) == 0 {
-		t.Skip("no dash, bash, busybox or mksh here")
-	}
-	return out
+	return append(out, []string{"env", "PATH=" + bin + ":" + os.Getenv("PATH"), "mksh"})
 }
 
 // shellName names a shell from shells for a subtest (and so for its temporary directories).
@@ -49,7 +41,7 @@ func shellName(sh []string) string {
 	if sh[0] == "env" {
 		return "mksh+toybox"
 	}
-	return strings.Join(sh, " ")
+	return filepath.Base(sh[0])
 }
 
 // TestRunScriptInARealShell runs the wrapper with each shell: the program gets every argument as it was, runs in
@@ -113,6 +105,7 @@ func TestKillScriptKillsTheGroup(t *testing.T) {
 			}
 			leader := mode == "leader"
 			t.Run(shellName(sh)+" "+mode, func(t *testing.T) {
+				t.Parallel() // each waits out the short wait between SIGTERM and SIGKILL
 				dir := t.TempDir()
 				pidFile := filepath.Join(dir, ".run-1.pid")
 				prog := filepath.Join(dir, "stubborn")
