@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // A run directory is recorded on this machine while it exists on the device, so that one left behind by a
@@ -54,6 +55,9 @@ func forgetRunDir(record string) {
 	}
 }
 
+// recordLife is how long a record of a directory left behind is kept for the device to come back.
+const recordLife = 30 * 24 * time.Hour
+
 // leftRunDir is a recorded directory whose bench-bridge is gone.
 type leftRunDir struct{ record, dir string }
 
@@ -67,6 +71,10 @@ func leftRunDirs(machine string) []leftRunDir {
 	var left []leftRunDir
 	for _, e := range entries {
 		file := filepath.Join(rd, e.Name())
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > recordLife {
+			os.Remove(file) // a device not seen for that long is not coming back under that name
+			continue
+		}
 		b, err := os.ReadFile(file)
 		if err != nil {
 			continue
