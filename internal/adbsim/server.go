@@ -63,19 +63,25 @@ func (s *Server) ADB(args ...string) (string, error) {
 // "unauthorized"). adb connect itself is not waited for: for a device that never answers it waits ten seconds.
 func (s *Server) Connect(t *testing.T, d *Device, want string) {
 	t.Helper()
+	s.ConnectAddr(t, d.Addr(), want)
+}
+
+// ConnectAddr is Connect for any adbd at addr (HOST:PORT), a real one included.
+func (s *Server) ConnectAddr(t *testing.T, addr, want string) {
+	t.Helper()
 	s.connects.Add(1)
 	go func() {
 		defer s.connects.Done()
-		s.ADB("connect", d.Addr())
+		s.ADB("connect", addr)
 	}()
 	var out string
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		out, _ = s.ADB("devices")
 		for _, line := range strings.Split(out, "\n") {
-			if f := strings.Fields(line); len(f) == 2 && f[0] == d.Addr() && f[1] == want {
+			if f := strings.Fields(line); len(f) == 2 && f[0] == addr && f[1] == want {
 				return
 			}
 		}
 	}
-	t.Fatalf("adb devices never listed %s as %s:\n%s", d.Addr(), want, out)
+	t.Fatalf("adb devices never listed %s as %s:\n%s", addr, want, out)
 }

@@ -1,0 +1,207 @@
+package devroot
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
+)
+
+// daemon is a device's daemon running chrooted in a copy-on-write view of a cached root: an overlay whose upper
+// layer is the test's own, in a mount and pid namespace of its own (so its mounts and every process it started go
+// away with it), optionally in a network namespace.
+type daemon struct {
+	root  string // the cached root, never written to
+	upper string // what the test's device changed or was given (keys)
+	cmd   *exec.Cmd
+	log   syncBuffer
+	done  chan struct{}
+	once  sync.Once
+}
+
+// newDaemon prepares an overlay of root; the caller may put files into d.upper before start.
+func newDaemon(t testing.TB, root string) *daemon {
+	t.Helper()
+	for _, c := range []string{"unshare", "chroot", "mount"} {
+		testenv.Require(t, c, "apt-get install util-linux coreutils mount")
+	}
+	dir := t.TempDir()
+	d := &daemon{root: root, upper: filepath.Join(dir, "upper"), done: make(chan struct{})}
+	for _, sub := range []string{"upper", "work", "merged"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}
+
+// start runs argv chrooted in the overlay, with env as its whole environment. netns, when set, is the network
+// namespace it runs in. The daemon is killed at cleanup, and with it every process of its pid namespace.
+func (d *daemon) start(t testing.TB, netns string, env []string, argv ...string) {
+	t.Helper()
+	dir := filepath.Dir(d.upper)
+	merged := filepath.Join(dir, "merged")
+	script := strings.Join([]string{
+		"set -e",
+		"mount -t overlay overlay -o " + shq("lowerdir="+d.root+",upperdir="+d.upper+",workdir="+filepath.Join(dir, "work")) + " " + shq(merged),
+		"mount -t proc proc " + shq(merged+"/proc"),
+		"mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts " + shq(merged+"/dev/pts"),
+		"mount -t sysfs -o ro sysfs " + shq(merged+"/sys") + " || true",
+		"exec chroot " + shq(merged) + " /usr/bin/env -i " + shWords(env) + " " + shWords(argv),
+	}, "\n")
+	args := []string{"unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child", "sh", "-c", script}
+	if netns != "" {
+		args = append([]string{"ip", "netns", "exec", netns}, args...)
+	}
+	d.cmd = exec.Command(args[0], args[1:]...)
+	d.cmd.Stdout, d.cmd.Stderr = &d.log, &d.log
+	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := d.cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", argv[0], err)
+	}
+	go func() { d.cmd.Wait(); close(d.done) }()
+	t.Cleanup(d.stop)
+}
+
+// stop kills the daemon's namespace: unshare's child is pid 1 there, and the kernel kills every other process of a pid
+// namespace whose first process dies; the mounts go with the mount namespace.
+func (d *daemon) stop() {
+	d.once.Do(func() {
+		syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
+		select {
+		case <-d.done:
+		case <-time.After(timeoutShort):
+		}
+	})
+}
+
+// exited reports whether the daemon has ended.
+func (d *daemon) exited() bool {
+	select {
+	case <-d.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// chrootPid is the host pid of the chrooted daemon, pid 1 of its namespace; 0 when it is gone.
+func (d *daemon) chrootPid() int {
+	for _, pid := range d.processes() {
+		status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		for _, line := range strings.Split(string(status), "\n") {
+			if f := strings.Fields(line); len(f) > 2 && f[0] == "NSpid:" && f[len(f)-1] == "1" {
+				return pid
+			}
+		}
+	}
+	return 0
+}
+
+// processes lists the host pids of every process running in the device's root.
+func (d *daemon) processes() []int {
+	merged := filepath.Join(filepath.Dir(d.upper), "merged")
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if r, err := os.Readlink(filepath.Join("/proc", e.Name(), "root")); err == nil && r == merged {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// Root is the device's file system as the host sees it, through its daemon's /proc entry; "" once it is gone.
+func (d *daemon) Root() string {
+	if pid := d.chrootPid(); pid > 0 {
+		return fmt.Sprintf("/proc/%d/root", pid)
+	}
+	return ""
+}
+
+// Log is what the daemon printed so far.
+func (d *daemon) Log() string { return d.log.String() }
+
+// netns is a network namespace of the test's own, reached from the host through a veth pair on a /30 of 10.x.y.z.
+type netns struct {
+	name, hostAddr, devAddr string
+}
+
+// newNetns makes the namespace and deletes it at cleanup (deleting it removes the veth pair).
+func newNetns(t testing.TB) *netns {
+	t.Helper()
+	testenv.Require(t, "ip", "apt-get install iproute2")
+	var b [4]byte
+	rand.Read(b[:])
+	id := hex.EncodeToString(b[:3])
+	n := &netns{name: "bb-dev-" + id}
+	base := fmt.Sprintf("10.%d.%d.%d", 200+int(b[0])%50, b[1], int(b[2])&^3)
+	prefix := base[:strings.LastIndex(base, ".")+1]
+	last, _ := strconv.Atoi(base[strings.LastIndex(base, ".")+1:])
+	n.hostAddr, n.devAddr = prefix+strconv.Itoa(last+1), prefix+strconv.Itoa(last+2)
+	hostIf, devIf := "bb"+id+"h", "bb"+id+"d"
+	steps := [][]string{
+		{"ip", "netns", "add", n.name},
+		{"ip", "link", "add", hostIf, "type", "veth", "peer", "name", devIf},
+		{"ip", "link", "set", devIf, "netns", n.name},
+		{"ip", "addr", "add", n.hostAddr + "/30", "dev", hostIf},
+		{"ip", "link", "set", hostIf, "up"},
+		{"ip", "-n", n.name, "addr", "add", n.devAddr + "/30", "dev", devIf},
+		{"ip", "-n", n.name, "link", "set", devIf, "up"},
+		{"ip", "-n", n.name, "link", "set", "lo", "up"},
+	}
+	t.Cleanup(func() {
+		run(timeoutShort, "ip", "link", "del", hostIf)
+		run(timeoutShort, "ip", "netns", "del", n.name)
+	})
+	for _, s := range steps {
+		if err := run(timeoutShort, s[0], s[1:]...); err != nil {
+			t.Fatalf("network namespace for the device: %v", err)
+		}
+	}
+	return n
+}
+
+// shq quotes one word for sh.
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func shWords(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = shq(w)
+	}
+	return strings.Join(q, " ")
+}
+
+// syncBuffer collects a daemon's output while a failing test may read it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
