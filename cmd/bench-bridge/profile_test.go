@@ -35,8 +35,9 @@ func TestProfileOverSSH(t *testing.T) {
 	}
 }
 
-// TestProfileOnAndroid profiles with strace on the simulated Android device, through the real adb server: the
-// profiler runs on the device, its output is pulled back and summarised, with a warning that an emulator was profiled.
+// TestProfileOnAndroid profiles with strace on real adbd, through the real adb server: the profiler runs on the device
+// (this machine's strace, copied into the device's root), its output is pulled back and summarised, with a warning
+// that an emulator was profiled.
 func TestProfileOnAndroid(t *testing.T) {
 	testenv.Require(t, "strace", "apt-get install strace")
 	android(t)

@@ -17,9 +17,9 @@ import (
 // debianMirror is where debootstrap and apt get trixie.
 const debianMirror = "http://deb.debian.org/debian"
 
-// androidPackages make the root Android-like: AOSP's adbd as Debian builds it, mksh (Android's shell) and toybox
-// (Android's command set).
-var androidPackages = []string{"adbd", "mksh", "toybox"}
+// androidPackages make the root Android-like: AOSP's adbd as Debian builds it, mksh (Android's shell), toybox
+// (Android's command set) and strace, which userdebug builds of Android carry (profile android uses it).
+var androidPackages = []string{"adbd", "mksh", "toybox", "strace"}
 
 // getprop answers the ro.* properties of a physical arm64 phone. ro.kernel.qemu is not set: the device does not say
 // it is an emulator; only `uname -m` (the host's kernel) against its ABI shows that its programs are emulated.

@@ -29,7 +29,7 @@ const (
 const completeMarker = ".bench-bridge-complete"
 
 // rootVersion changes when what a root holds changes, so that an old cached root is not used.
-const rootVersion = "1"
+const rootVersion = "2"
 
 // cached returns the root called name in the cache, making it with make when it is missing or incomplete. A file lock
 // keeps parallel test packages from making it twice; make works in a fresh directory renamed into place.
@@ -60,6 +60,12 @@ func cached(t testing.TB, name string, make func(dir string) error) string {
 		return root
 	}
 	start := time.Now()
+	old, _ := filepath.Glob(filepath.Join(roots, name+"-v*"))
+	for _, dir := range old {
+		if err := removeRoot(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tmp := root + ".new"
 	for _, dir := range []string{root, tmp} {
 		if err := removeRoot(dir); err != nil {
