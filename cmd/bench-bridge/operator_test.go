@@ -79,7 +79,12 @@ func interrupt(t *testing.T, out string, args ...string) {
 			break
 		}
 	}
-	go io.Copy(io.Discard, stderr)
+	var rest strings.Builder
+	copied := make(chan struct{})
+	go func() { io.Copy(&rest, stderr); close(copied) }()
+	// The program's line that begins the second case may come a moment after the first case's result (over adb it
+	// often does): wait a little, well inside the second case, which lasts at least samples x min-time.
+	time.Sleep(200 * time.Millisecond)
 	cmd.Process.Signal(os.Interrupt)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -89,12 +94,13 @@ func interrupt(t *testing.T, out string, args ...string) {
 		cmd.Process.Kill()
 		t.Fatal("bench-bridge did not stop within 30 s of SIGINT")
 	}
+	<-copied
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
-		t.Errorf("exit status %d, want 130", code)
+		t.Errorf("exit status %d, want 130\n%s", code, rest.String())
 	}
 	a := readArtifact(t, out)
 	if a.Complete || a.Case("ref_js_loop") == nil || len(a.Failures) != 1 || a.Failures[0].Reason != "interrupted" {
-		t.Errorf("artifact after SIGINT: complete=%v cases=%d failures=%+v", a.Complete, len(a.Cases), a.Failures)
+		t.Errorf("artifact after SIGINT: complete=%v cases=%d failures=%+v\nstderr after SIGINT:\n%s", a.Complete, len(a.Cases), a.Failures, rest.String())
 	}
 }
 
