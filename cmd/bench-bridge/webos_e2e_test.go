@@ -11,44 +11,63 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/internal/devroot"
 	"github.com/bench-bridge/bench-bridge/internal/sshdtest"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
-// webosDevice is a simulated TouchPad: a real sshd on loopback whose programs run under qemu's Cortex-A8.
-func webosDevice(t *testing.T) (*sshdtest.Server, []string) {
+// webosDevice is a TouchPad stand-in: a real OpenSSH server on loopback, with or without sftp; ARMv7 softfp programs
+// run on it through binfmt_misc and qemu-arm-static, or under an explicit qemu-arm prefix.
+func webosDevice(t *testing.T, o sshdtest.Options) (*sshdtest.Server, []string) {
 	t.Helper()
-	testenv.Require(t, "arm-linux-gnueabi-gcc", "apt-get install gcc-arm-linux-gnueabi (scripts/setup does it)")
-	testenv.Require(t, "qemu-arm", "apt-get install qemu-user (scripts/setup does it)")
-	srv := sshdtest.Start(t, sshdtest.Options{})
-	flags := []string{"--identity", srv.Identity, "--known-hosts", srv.KnownHosts, "--run-prefix", "qemu-arm -cpu cortex-a8",
-		"--samples", "3", "--min-time", "2ms"}
-	return srv, flags
+	requireArmel(t)
+	srv := sshdtest.Start(t, o)
+	return srv, []string{"--host", srv.Host(), "--identity", srv.Identity, "--known-hosts", srv.KnownHosts, "--samples", "3", "--min-time", "2ms"}
 }
 
-// TestWebOSEndToEnd runs `bench-bridge floor webos` and `bench-bridge webos` against the simulated device and checks
-// that the artifacts hold every case, measured by ARMv7 softfp programs, marked as emulated.
-func TestWebOSEndToEnd(t *testing.T) {
-	srv, flags := webosDevice(t)
+func requireArmel(t *testing.T) {
+	t.Helper()
+	testenv.Require(t, "arm-linux-gnueabi-gcc", "apt-get install gcc-arm-linux-gnueabi libc6-dev-armel-cross (scripts/setup does it)")
+	devroot.RequireBinfmt(t)
+}
+
+// webosBoard is a small board: dropbear (no sftp-server) in a root of busybox alone; ARMv7 softfp programs run on it
+// through binfmt_misc, so only uname -m shows that they are emulated.
+func webosBoard(t *testing.T) (*devroot.Board, []string) {
+	t.Helper()
+	requireArmel(t)
+	b := devroot.StartBoard(t)
+	return b, []string{"--host", b.Host(), "--identity", b.Identity, "--known-hosts", b.KnownHosts, "--samples", "3", "--min-time", "2ms"}
+}
+
+// webosRuns runs `bench-bridge floor webos` and `bench-bridge webos` with flags over cases ("" for all) and checks
+// that the artifacts hold every case asked for, measured by ARMv7 softfp programs, with the device's facts.
+func webosRuns(t *testing.T, flags []string, caseList string, log func() string) (floor, bridge *artifact.Artifact) {
+	t.Helper()
 	dir := t.TempDir()
-	workdir := filepath.Join(dir, "device dir; it's")
 	floorOut, bridgeOut := filepath.Join(dir, "floor-webos.json"), filepath.Join(dir, "webos.json")
-	flags = append(flags, "--host", srv.Host(), "--workdir", workdir)
+	if caseList != "" {
+		flags = append(flags, "--cases", caseList)
+	}
+	want := len(cases.Catalogue)
+	if caseList != "" {
+		want = len(strings.Split(caseList, ",")) + 1 // and the reference loop
+	}
 	for _, args := range [][]string{
 		append([]string{"floor", "webos", "--out", floorOut}, flags...),
 		append([]string{"webos", "--out", bridgeOut}, flags...),
 	} {
 		stdout, stderr, code := run(t, args...)
 		if code != 0 {
-			t.Fatalf("bench-bridge %s: exit %d\nstdout:\n%s\nstderr:\n%s\nsshd:\n%s", strings.Join(args, " "), code, stdout, stderr, srv.Log())
+			t.Fatalf("bench-bridge %s: exit %d\nstdout:\n%s\nstderr:\n%s\nserver:\n%s", strings.Join(args, " "), code, stdout, stderr, log())
 		}
-		if !strings.Contains(stdout, "script_to_host_scalar") {
-			t.Errorf("bench-bridge %s printed no table:\n%s", args[0], stdout)
+		if !strings.Contains(stdout, "script_to_host_scalar") || !strings.Contains(stdout, "measured under an emulator") {
+			t.Errorf("bench-bridge %s printed no table, or does not say it was emulated:\n%s", args[0], stdout)
 		}
 	}
-	floor, bridge := readArtifact(t, floorOut), readArtifact(t, bridgeOut)
+	floor, bridge = readArtifact(t, floorOut), readArtifact(t, bridgeOut)
 	for _, a := range []*artifact.Artifact{floor, bridge} {
-		if !a.Complete || len(a.Failures) > 0 || a.Target != "webos" || len(a.Cases) != len(cases.Catalogue) {
+		if !a.Complete || len(a.Failures) > 0 || a.Target != "webos" || len(a.Cases) != want {
 			t.Errorf("%s: complete=%v, %d cases, failures %+v", a.Label(), a.Complete, len(a.Cases), a.Failures)
 		}
 		for _, c := range a.Cases {
@@ -57,29 +76,109 @@ func TestWebOSEndToEnd(t *testing.T) {
 			}
 		}
 		d := a.Device
-		if !d.Emulated || d.EmulatedReason != "the program ran under an emulator: --run-prefix qemu-arm -cpu cortex-a8" || d.RunPrefix != "qemu-arm -cpu cortex-a8" || !strings.Contains(d.Compiler, "arm-linux-gnueabi") ||
-			!strings.Contains(d.CFlags, "-mfloat-abi=softfp") || d.QuickJS != "2025-04-26" || d.LoadAvg == "" || d.Cores < 1 {
+		if !strings.Contains(d.Compiler, "arm-linux-gnueabi") || !strings.Contains(d.CFlags, "-mfloat-abi=softfp") ||
+			d.QuickJS != "2025-04-26" || d.LoadAvg == "" || d.Cores < 1 {
 			t.Errorf("%s: device %+v", a.Label(), d)
 		}
 	}
-	// Under qemu these are not a device's numbers; the ratio of one run is what the note keeps.
-	f, b := floor.Case("script_to_host_scalar").MedianNs, bridge.Case("script_to_host_scalar").MedianNs
-	t.Logf("qemu-arm cortex-a8: script_to_host_scalar floor %.0f ns, json %.0f ns: %.1fx", f, b, b/f)
-	// Each run removed its directory on the device and left the workdir.
-	if left, err := os.ReadDir(workdir); err != nil || len(left) != 0 {
-		t.Errorf("workdir after the runs: %v, %v", left, err)
+	return floor, bridge
+}
+
+// TestWebOSOnBoard runs floor and bridge over every case on the dropbear + busybox board: uploads through the shell
+// (there is no sftp), the probe through busybox, the run directory removed after each run. The artifacts say that
+// the programs were emulated, and why.
+func TestWebOSOnBoard(t *testing.T) {
+	b, flags := webosBoard(t)
+	workdir := "/tmp/device dir; it's"
+	floor, bridge := webosRuns(t, append(flags, "--workdir", workdir), "", b.Log)
+	for _, a := range []*artifact.Artifact{floor, bridge} {
+		assertEmulatedByKernel(t, a, "arm")
+		if a.Device.RunPrefix != "" {
+			t.Errorf("%s: run prefix %q", a.Label(), a.Device.RunPrefix)
+		}
+	}
+	f, br := floor.Case("script_to_host_scalar").MedianNs, bridge.Case("script_to_host_scalar").MedianNs
+	t.Logf("armel through binfmt on the board (emulated): script_to_host_scalar floor %.0f ns, json %.0f ns: %.1fx; ref_js_loop %.0f ns",
+		f, br, br/f, floor.Case(cases.RefCase).MedianNs)
+	if left, err := os.ReadDir(filepath.Join(b.Root(), workdir)); err != nil || len(left) != 0 {
+		t.Errorf("workdir on the board after the runs: %v, %v", left, err)
+	}
+}
+
+// TestWebOSOverOpenSSH runs a few cases on OpenSSH with sftp, under an explicit qemu-arm prefix (the artifact names
+// it as the reason), and without sftp, through binfmt.
+func TestWebOSOverOpenSSH(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		opts   sshdtest.Options
+		prefix string
+	}{
+		{"sftp, qemu prefix", sshdtest.Options{}, "qemu-arm -cpu cortex-a8"},
+		{"no sftp, binfmt", sshdtest.Options{NoSFTP: true}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.prefix != "" {
+				testenv.Require(t, "qemu-arm", "apt-get install qemu-user (scripts/setup does it)")
+			}
+			srv, flags := webosDevice(t, tt.opts)
+			workdir := filepath.Join(t.TempDir(), "device dir; it's")
+			flags = append(flags, "--workdir", workdir)
+			if tt.prefix != "" {
+				flags = append(flags, "--run-prefix", tt.prefix)
+			}
+			floor, bridge := webosRuns(t, flags, "script_to_host_scalar", srv.Log)
+			for _, a := range []*artifact.Artifact{floor, bridge} {
+				d := a.Device
+				if tt.prefix == "" {
+					assertEmulatedByKernel(t, a, "arm")
+				} else if !d.Emulated || d.RunPrefix != tt.prefix || !strings.Contains(d.EmulatedReason, "--run-prefix "+tt.prefix) {
+					t.Errorf("%s: emulated %v, prefix %q, reason %q", a.Label(), d.Emulated, d.RunPrefix, d.EmulatedReason)
+				}
+			}
+			if left, err := os.ReadDir(workdir); err != nil || len(left) != 0 {
+				t.Errorf("workdir after the runs: %v, %v", left, err)
+			}
+		})
+	}
+}
+
+// TestWebOSHungProgramOnBoard stops the program on the board after its first case: the stall timeout kills it there
+// with busybox's kill, the case is a failure, and nothing is left running or lying on the board.
+func TestWebOSHungProgramOnBoard(t *testing.T) {
+	b, flags := webosBoard(t)
+	out := filepath.Join(t.TempDir(), "hung.json")
+	args := append([]string{"floor", "webos", "--out", out, "--cases", "script_to_host_scalar", "--stall-timeout", "5s"}, flags...)
+	args = append(args, "--min-time", "300ms")
+	var stdout bytes.Buffer
+	stopped := make(chan []int, 1)
+	stderr := &cutter{when: "webos: " + cases.RefCase, cut: func() { stopped <- stopPrograms(b.Running()) }}
+	code := execute(args, &stdout, stderr)
+	if code == 0 {
+		t.Fatalf("bench-bridge succeeded with a hung case:\n%s\n%s", stdout.String(), stderr)
+	}
+	if pids := <-stopped; len(pids) == 0 {
+		t.Fatalf("no program found on the board to stop:\n%s", stderr)
+	}
+	a := readArtifact(t, out)
+	if a.Complete || a.Case(cases.RefCase) == nil || len(a.Failures) != 1 || a.Failures[0].Name != "script_to_host_scalar" ||
+		!strings.Contains(a.Failures[0].Reason, "printed nothing for 5s: killed") {
+		t.Errorf("artifact: complete=%v, cases %d, failures %+v", a.Complete, len(a.Cases), a.Failures)
+	}
+	assertNothingRuns(t, b.Running)
+	if left, _ := filepath.Glob(filepath.Join(b.Root(), "tmp", "bench-bridge*")); len(left) > 0 {
+		t.Errorf("left on the board: %v", left)
 	}
 }
 
 // TestWebOSDroppedConnection cuts the connection in the middle of the second case: the error names the device and
 // the case, and the artifact keeps the first case, marked incomplete.
 func TestWebOSDroppedConnection(t *testing.T) {
-	srv, flags := webosDevice(t)
+	srv, flags := webosDevice(t, sshdtest.Options{})
 	proxy := srv.Proxy(t)
 	out := filepath.Join(t.TempDir(), "floor-webos.json")
 	// Long samples, so that the cut lands inside the second case, not between two.
-	args := append([]string{"floor", "webos", "--out", out, "--host", srv.User + "@" + proxy.Addr, "--cases", "script_to_host_scalar",
-		"--workdir", t.TempDir()}, flags...)
+	args := append([]string{"floor", "webos", "--out", out, "--cases", "script_to_host_scalar", "--workdir", t.TempDir()}, flags...)
+	args = append(args, "--host", srv.User+"@"+proxy.Addr) // the last --host wins
 	args = append(args, "--min-time", "300ms")
 	var stdout bytes.Buffer
 	stderr := &cutter{when: "webos: " + cases.RefCase, cut: func() { time.AfterFunc(300*time.Millisecond, proxy.Cut) }}
