@@ -128,12 +128,21 @@ func TestAndroidDeviceLost(t *testing.T) {
 // timeout kills it there, the case is a failure, and nothing is left running or lying on the device.
 func TestAndroidHungProgram(t *testing.T) {
 	dev := android(t)
+	hangSecondCase(t, "android", nil, dev.Running)
+	assertCleanedUp(t, dev.Root())
+}
+
+// hangSecondCase runs `floor TARGET` over the reference loop and script_to_host_scalar, stops the program on the
+// device (SIGSTOP, from this machine) once the first case is measured, and checks that the stall timeout killed it
+// there: the case is a failure, the first case kept, and nothing of the run is left running.
+func hangSecondCase(t *testing.T, target string, flags []string, running func() []string) {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "hung.json")
-	args := append([]string{"floor", "android", "--out", out, "--cases", "script_to_host_scalar", "--stall-timeout", "5s"}, tinyBudget...)
-	args = append(args, "--min-time", "300ms")
+	args := append([]string{"floor", target, "--out", out, "--cases", "script_to_host_scalar", "--stall-timeout", "5s"}, tinyBudget...)
+	args = append(append(args, flags...), "--min-time", "300ms") // long samples: the stop lands inside the case
 	var stdout bytes.Buffer
 	stopped := make(chan []int, 1)
-	stderr := &cutter{when: "android: " + cases.RefCase, cut: func() { stopped <- stopPrograms(dev.Running()) }}
+	stderr := &cutter{when: target + ": " + cases.RefCase, cut: func() { stopped <- stopPrograms(running()) }}
 	code := execute(args, &stdout, stderr)
 	if code == 0 {
 		t.Fatalf("bench-bridge succeeded with a hung case:\n%s\n%s", stdout.String(), stderr)
@@ -146,8 +155,7 @@ func TestAndroidHungProgram(t *testing.T) {
 		!strings.Contains(a.Failures[0].Reason, "printed nothing for 5s: killed") {
 		t.Errorf("artifact: complete=%v, cases %d, failures %+v", a.Complete, len(a.Cases), a.Failures)
 	}
-	assertNothingRuns(t, dev.Running)
-	assertCleanedUp(t, dev.Root())
+	assertNothingRuns(t, running)
 }
 
 // stopPrograms stops the bench programs among a device's processes ("pid command"), as a program that hangs.

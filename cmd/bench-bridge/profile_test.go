@@ -67,3 +67,23 @@ func TestProfileRejectsBadArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileOnBoard profiles on the busybox board, which has no profiler at all: profile says so, naming what it
+// tried and how to get each, and leaves nothing behind on the board.
+func TestProfileOnBoard(t *testing.T) {
+	b, flags := webosBoard(t)
+	dir := t.TempDir()
+	_, stderr, code := run(t, append([]string{"profile", "webos", "callback", "1", "--out-dir", dir}, flags...)...)
+	if code != 1 || !strings.Contains(stderr, "webos: no profiler found on the device (tried simpleperf, perf, strace)") ||
+		!strings.Contains(stderr, "strace: install strace") {
+		t.Errorf("profile on a board without profilers: exit %d\n%s", code, stderr)
+	}
+	t.Logf("profile webos on the board:\n%s", stderr)
+	_, stderr, code = run(t, append([]string{"profile", "webos", "callback", "1", "--tool", "strace", "--out-dir", dir}, flags...)...)
+	if code != 1 || !strings.Contains(stderr, "webos: profiler strace is not on the device") {
+		t.Errorf("profile --tool strace on a board without it: exit %d\n%s", code, stderr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(b.Root(), "tmp", "bench-bridge*")); len(left) > 0 {
+		t.Errorf("left on the board: %v", left)
+	}
+}

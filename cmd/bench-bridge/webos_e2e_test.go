@@ -146,25 +146,7 @@ func TestWebOSOverOpenSSH(t *testing.T) {
 // with busybox's kill, the case is a failure, and nothing is left running or lying on the board.
 func TestWebOSHungProgramOnBoard(t *testing.T) {
 	b, flags := webosBoard(t)
-	out := filepath.Join(t.TempDir(), "hung.json")
-	args := append([]string{"floor", "webos", "--out", out, "--cases", "script_to_host_scalar", "--stall-timeout", "5s"}, flags...)
-	args = append(args, "--min-time", "300ms")
-	var stdout bytes.Buffer
-	stopped := make(chan []int, 1)
-	stderr := &cutter{when: "webos: " + cases.RefCase, cut: func() { stopped <- stopPrograms(b.Running()) }}
-	code := execute(args, &stdout, stderr)
-	if code == 0 {
-		t.Fatalf("bench-bridge succeeded with a hung case:\n%s\n%s", stdout.String(), stderr)
-	}
-	if pids := <-stopped; len(pids) == 0 {
-		t.Fatalf("no program found on the board to stop:\n%s", stderr)
-	}
-	a := readArtifact(t, out)
-	if a.Complete || a.Case(cases.RefCase) == nil || len(a.Failures) != 1 || a.Failures[0].Name != "script_to_host_scalar" ||
-		!strings.Contains(a.Failures[0].Reason, "printed nothing for 5s: killed") {
-		t.Errorf("artifact: complete=%v, cases %d, failures %+v", a.Complete, len(a.Cases), a.Failures)
-	}
-	assertNothingRuns(t, b.Running)
+	hangSecondCase(t, "webos", flags, b.Running)
 	if left, _ := filepath.Glob(filepath.Join(b.Root(), "tmp", "bench-bridge*")); len(left) > 0 {
 		t.Errorf("left on the board: %v", left)
 	}

@@ -1,7 +1,8 @@
 // Package adbsim is a simulated Android device for tests: it speaks the adbd wire protocol over loopback TCP so that
 // the real adb server accepts it with `adb connect`, keeps the device's filesystem in a temporary directory, answers
-// getprop, uname and dumpsys from fixtures, and runs pushed ARM binaries under qemu-user. It can also misbehave on
-// purpose: drop off the bus, hang a program, stay offline or unauthorized.
+// getprop, uname and dumpsys from fixtures, and runs pushed ARM binaries under qemu-user. Tests of a device's normal
+// life use Debian's real adbd (internal/devroot); this simulator is for the faults real adbd cannot be made to
+// produce: a connection dropped at a chosen byte of a program's output, a device that stays offline or unauthorized.
 package adbsim
 
 import (
@@ -49,7 +50,6 @@ type Device struct {
 	pids    []int
 	dropped bool
 	dropOn  []byte // drop the connection when a shell's stdout contains this
-	hangOn  []byte // stop the program when a shell's stdout contains this
 	wg      sync.WaitGroup
 }
 
@@ -83,13 +83,6 @@ func (d *Device) DropWhen(marker string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.dropOn = []byte(marker)
-}
-
-// HangWhen stops (SIGSTOP) the program as soon as its stdout contains marker: a program that hangs.
-func (d *Device) HangWhen(marker string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.hangOn = []byte(marker)
 }
 
 // Running lists the processes the device started that still exist (zombies excluded).
@@ -151,35 +144,26 @@ func (d *Device) accept() {
 	}
 }
 
-// trigger finds a drop or hang marker in a shell's stdout, p following seen. It returns how much of p to send
-// (up to the end of the marker's line) and the fault to apply then, or a nil fault.
-func (d *Device) trigger(seen, p []byte, pid int) (int, func()) {
+// trigger finds the drop marker in a shell's stdout, p following seen. It returns how much of p to send (up to the
+// end of the marker's line) and the fault to apply then, or a nil fault.
+func (d *Device) trigger(seen, p []byte) (int, func()) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	all := append(append([]byte(nil), seen...), p...)
-	for _, t := range []struct {
-		marker []byte
-		fault  func()
-	}{
-		{d.dropOn, d.drop},
-		{d.hangOn, func() { syscall.Kill(-pid, syscall.SIGSTOP) }},
-	} {
-		if t.marker == nil {
-			continue
-		}
-		i := bytes.Index(all, t.marker)
-		if i < 0 {
-			continue
-		}
-		end := i + len(t.marker)
-		if j := bytes.IndexByte(all[end:], '\n'); j >= 0 {
-			end += j + 1
-		} else {
-			end = len(all)
-		}
-		return max(end-len(seen), 0), t.fault
+	if d.dropOn == nil {
+		return len(p), nil
 	}
-	return len(p), nil
+	all := append(append([]byte(nil), seen...), p...)
+	i := bytes.Index(all, d.dropOn)
+	if i < 0 {
+		return len(p), nil
+	}
+	end := i + len(d.dropOn)
+	if j := bytes.IndexByte(all[end:], '\n'); j >= 0 {
+		end += j + 1
+	} else {
+		end = len(all)
+	}
+	return max(end-len(seen), 0), d.drop
 }
 
 func (d *Device) started(pid int) {

@@ -69,7 +69,7 @@ func (d *Device) shell(s *stream, command string, v2 bool) {
 		fault := func() {}
 		if id == idStdout {
 			var n int
-			if n, fault = d.trigger(seen, p, cmd.Process.Pid); fault != nil {
+			if n, fault = d.trigger(seen, p); fault != nil {
 				p, stopped = p[:n], true
 			}
 			seen = append(seen, p...)

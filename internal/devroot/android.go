@@ -40,6 +40,32 @@ v=$(echo "$props" | while IFS='=' read -r k v; do [ "$k" = "$1" ] && echo "$v"; 
 echo "${v:-$2}"
 `
 
+// noVsock is preloaded into adbd: adbd also listens on vsock, which no network namespace confines (the hypervisor
+// could reach it), so socket(AF_VSOCK, ...) fails for it as on a machine without vsock. It takes itself out of the
+// environment, so the shells and programs adbd starts do not inherit it.
+const noVsock = `#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+
+__attribute__((constructor)) static void forget(void) { unsetenv("LD_PRELOAD"); }
+
+int socket(int domain, int type, int protocol) {
+	static int (*real)(int, int, int);
+	if (domain == AF_VSOCK) {
+		errno = EAFNOSUPPORT;
+		return -1;
+	}
+	if (!real)
+		real = (int (*)(int, int, int))dlsym(RTLD_NEXT, "socket");
+	return real(domain, type, protocol);
+}
+`
+
+// noVsockLib is where the root holds it.
+const noVsockLib = "/usr/lib/bench-bridge-novsock.so"
+
 // AndroidPath is the PATH adbd's shells get: toybox's commands first, as on a phone.
 const AndroidPath = "/system/bin:/usr/bin:/usr/sbin"
 
@@ -49,6 +75,7 @@ func AndroidRoot(t testing.TB) string {
 	t.Helper()
 	requireRoot(t)
 	testenv.Require(t, "debootstrap", "apt-get install debootstrap (scripts/setup does it)")
+	testenv.Require(t, "cc", "apt-get install gcc libc6-dev (scripts/setup does it)")
 	return cached(t, "android-trixie", makeAndroidRoot)
 }
 
@@ -99,6 +126,14 @@ func makeAndroidRoot(dir string) error {
 	if err := os.WriteFile(filepath.Join(bin, "getprop"), []byte(getprop), 0o755); err != nil {
 		return err
 	}
+	src := filepath.Join(dir, "tmp", "novsock.c")
+	if err := os.WriteFile(src, []byte(noVsock), 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(src)
+	if err := run(timeoutShort, "cc", "-O2", "-shared", "-fPIC", "-o", filepath.Join(dir, noVsockLib), src, "-ldl"); err != nil {
+		return err
+	}
 	return os.MkdirAll(filepath.Join(dir, "data/local/tmp"), 0o777)
 }
 
@@ -130,7 +165,7 @@ func StartAndroid(t testing.TB) *Android {
 	port := 6000 + int(time.Now().UnixNano()%3000)
 	d := newDaemon(t, root)
 	d.start(t, ns.name, []string{"ADBD_PORT=" + strconv.Itoa(port), "PATH=" + AndroidPath, "HOME=/data/local/tmp",
-		"TMPDIR=/data/local/tmp"}, "/usr/sbin/adbd")
+		"TMPDIR=/data/local/tmp", "LD_PRELOAD=" + noVsockLib}, "/usr/sbin/adbd")
 	a := &Android{daemon: d, Serial: net.JoinHostPort(ns.devAddr, strconv.Itoa(port))}
 	deadline := time.Now().Add(timeoutShort)
 	for !strings.Contains(d.Log(), "adbd started") {

@@ -207,17 +207,3 @@ func StartBoard(t testing.TB) *Board {
 
 // Running lists the processes on the board other than dropbear's listener, as "pid command".
 func (b *Board) Running() []string { return b.running() }
-
-// running lists the processes in the root but its first, as "pid command".
-func (d *daemon) running() []string {
-	var list []string
-	self := d.chrootPid()
-	for _, pid := range d.processes() {
-		if pid == self {
-			continue
-		}
-		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		list = append(list, strconv.Itoa(pid)+" "+strings.ReplaceAll(strings.TrimRight(string(cmd), "\x00"), "\x00", " "))
-	}
-	return list
-}

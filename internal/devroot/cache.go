@@ -29,7 +29,7 @@ const (
 const completeMarker = ".bench-bridge-complete"
 
 // rootVersion changes when what a root holds changes, so that an old cached root is not used.
-const rootVersion = "2"
+const rootVersion = "4"
 
 // cached returns the root called name in the cache, making it with make when it is missing or incomplete. A file lock
 // keeps parallel test packages from making it twice; make works in a fresh directory renamed into place.

@@ -1,7 +1,6 @@
 package devroot
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -25,7 +24,7 @@ type daemon struct {
 	root  string // the cached root, never written to
 	upper string // what the test's device changed or was given (keys)
 	cmd   *exec.Cmd
-	log   syncBuffer
+	log   string // the file its output goes to
 	done  chan struct{}
 	once  sync.Once
 }
@@ -65,7 +64,13 @@ func (d *daemon) start(t testing.TB, netns string, env []string, argv ...string)
 		args = append([]string{"ip", "netns", "exec", netns}, args...)
 	}
 	d.cmd = exec.Command(args[0], args[1:]...)
-	d.cmd.Stdout, d.cmd.Stderr = &d.log, &d.log
+	d.log = filepath.Join(dir, "daemon.log")
+	logFile, err := os.Create(d.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	d.cmd.Stdout, d.cmd.Stderr = logFile, logFile
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := d.cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", argv[0], err)
@@ -126,6 +131,20 @@ func (d *daemon) processes() []int {
 	return pids
 }
 
+// running lists the processes in the root but its first, as "pid command".
+func (d *daemon) running() []string {
+	var list []string
+	self := d.chrootPid()
+	for _, pid := range d.processes() {
+		if pid == self {
+			continue
+		}
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		list = append(list, strconv.Itoa(pid)+" "+strings.ReplaceAll(strings.TrimRight(string(cmd), "\x00"), "\x00", " "))
+	}
+	return list
+}
+
 // Root is the device's file system as the host sees it, through its daemon's /proc entry; "" once it is gone.
 func (d *daemon) Root() string {
 	if pid := d.chrootPid(); pid > 0 {
@@ -135,7 +154,10 @@ func (d *daemon) Root() string {
 }
 
 // Log is what the daemon printed so far.
-func (d *daemon) Log() string { return d.log.String() }
+func (d *daemon) Log() string {
+	b, _ := os.ReadFile(d.log)
+	return string(b)
+}
 
 // netns is a network namespace of the test's own, reached from the host through a veth pair on a /30 of 10.x.y.z.
 type netns struct {
@@ -186,22 +208,4 @@ func shWords(words []string) string {
 		q[i] = shq(w)
 	}
 	return strings.Join(q, " ")
-}
-
-// syncBuffer collects a daemon's output while a failing test may read it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

@@ -40,6 +40,9 @@ func TestAndroidRunsARMPrograms(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dev.Root(), "data/local/tmp/hello")); err != nil {
 		t.Errorf("the pushed file is not on the device: %v", err)
 	}
+	if out, _ := srv.ADB("-s", dev.Serial, "shell", "echo preload=$LD_PRELOAD"); !strings.Contains(out, "preload=\n") {
+		t.Errorf("adbd's shell inherits LD_PRELOAD: %q", out)
+	}
 	dev.Vanish()
 	if dev.Root() != "" || len(dev.processes()) > 0 {
 		t.Errorf("processes left after Vanish: %v", dev.processes())
