@@ -83,10 +83,22 @@ func (d *daemon) start(t testing.TB, netns string, env []string, argv ...string)
 // namespace whose first process dies; the mounts go with the mount namespace.
 func (d *daemon) stop() {
 	d.once.Do(func() {
+		if pid := d.chrootPid(); pid > 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
 		syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
+		deadline := time.After(timeoutShort)
 		select {
 		case <-d.done:
-		case <-time.After(timeoutShort):
+		case <-deadline:
+		}
+		// The kernel kills the rest of the namespace after its first process, not at once.
+		for len(d.processes()) > 0 {
+			select {
+			case <-deadline:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
 		}
 	})
 }
