@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bench-bridge/bench-bridge/internal/sshdtest"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
@@ -161,12 +162,13 @@ func StartAndroid(t testing.TB) *Android {
 	root := AndroidRoot(t)
 	// adbd listens on every interface and cannot be told one address: a network namespace keeps it off this
 	// machine's interfaces.
-	ns := newNetns(t)
+	ns := sshdtest.NewNamespace(t)
+	_, devAddr := sshdtest.Link(t, nil, ns)
 	port := 6000 + int(time.Now().UnixNano()%3000)
 	d := newDaemon(t, root)
-	d.start(t, ns.name, []string{"ADBD_PORT=" + strconv.Itoa(port), "PATH=" + AndroidPath, "HOME=/data/local/tmp",
+	d.start(t, ns.Name, []string{"ADBD_PORT=" + strconv.Itoa(port), "PATH=" + AndroidPath, "HOME=/data/local/tmp",
 		"TMPDIR=/data/local/tmp", "LD_PRELOAD=" + noVsockLib}, "/usr/sbin/adbd")
-	a := &Android{daemon: d, Serial: net.JoinHostPort(ns.devAddr, strconv.Itoa(port))}
+	a := &Android{daemon: d, Serial: net.JoinHostPort(devAddr, strconv.Itoa(port))}
 	deadline := time.Now().Add(timeoutShort)
 	for !strings.Contains(d.Log(), "adbd started") {
 		if d.exited() || time.Now().After(deadline) {

@@ -1,8 +1,6 @@
 package devroot
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -169,46 +167,6 @@ func (d *daemon) Root() string {
 func (d *daemon) Log() string {
 	b, _ := os.ReadFile(d.log)
 	return string(b)
-}
-
-// netns is a network namespace of the test's own, reached from the host through a veth pair on a /30 of 10.x.y.z.
-type netns struct {
-	name, hostAddr, devAddr string
-}
-
-// newNetns makes the namespace and deletes it at cleanup (deleting it removes the veth pair).
-func newNetns(t testing.TB) *netns {
-	t.Helper()
-	testenv.Require(t, "ip", "apt-get install iproute2")
-	var b [4]byte
-	rand.Read(b[:])
-	id := hex.EncodeToString(b[:3])
-	n := &netns{name: "bb-dev-" + id}
-	base := fmt.Sprintf("10.%d.%d.%d", 200+int(b[0])%50, b[1], int(b[2])&^3)
-	prefix := base[:strings.LastIndex(base, ".")+1]
-	last, _ := strconv.Atoi(base[strings.LastIndex(base, ".")+1:])
-	n.hostAddr, n.devAddr = prefix+strconv.Itoa(last+1), prefix+strconv.Itoa(last+2)
-	hostIf, devIf := "bb"+id+"h", "bb"+id+"d"
-	steps := [][]string{
-		{"ip", "netns", "add", n.name},
-		{"ip", "link", "add", hostIf, "type", "veth", "peer", "name", devIf},
-		{"ip", "link", "set", devIf, "netns", n.name},
-		{"ip", "addr", "add", n.hostAddr + "/30", "dev", hostIf},
-		{"ip", "link", "set", hostIf, "up"},
-		{"ip", "-n", n.name, "addr", "add", n.devAddr + "/30", "dev", devIf},
-		{"ip", "-n", n.name, "link", "set", devIf, "up"},
-		{"ip", "-n", n.name, "link", "set", "lo", "up"},
-	}
-	t.Cleanup(func() {
-		run(timeoutShort, "ip", "link", "del", hostIf)
-		run(timeoutShort, "ip", "netns", "del", n.name)
-	})
-	for _, s := range steps {
-		if err := run(timeoutShort, s[0], s[1:]...); err != nil {
-			t.Fatalf("network namespace for the device: %v", err)
-		}
-	}
-	return n
 }
 
 // shq quotes one word for sh.
