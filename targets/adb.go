@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/electricbubble/gadb"
-
 	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
@@ -24,12 +22,11 @@ type ADB struct {
 	conn *adbConn
 }
 
-// adbConn is the adb transport. Files move with gadb's sync client; commands run through shell_v2 (or, on adbd
+// adbConn is the adb transport. Files move through the sync service; commands run through shell_v2 (or, on adbd
 // before Android 7, the plain shell with the exit status printed after a marker).
 type adbConn struct {
 	serial  string
 	host    adbHost
-	dev     gadb.Device
 	shellV2 bool
 	tmp     string // where the plain shell leaves a command's stderr for a moment
 }
@@ -71,9 +68,6 @@ func dialADB(ctx context.Context, serial string) (*adbConn, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, shortOp)
 	defer cancel()
 	if c.serial, err = c.pick(ctx, serial); err != nil {
-		return nil, "", err
-	}
-	if err := c.connect(port, host); err != nil {
 		return nil, "", err
 	}
 	features, err := c.host.query(ctx, "host-serial:"+c.serial+":features")
@@ -161,25 +155,6 @@ func describe(list []adbDevice) string {
 	return strings.Join(s, ", ")
 }
 
-// connect finds the device in gadb's list, for its sync client.
-func (c *adbConn) connect(port int, host string) error {
-	client, err := gadb.NewClientWith(host, port)
-	if err != nil {
-		return c.errorf("adb server: %w", err)
-	}
-	list, err := client.DeviceList()
-	if err != nil {
-		return c.errorf("listing devices: %w", err)
-	}
-	for _, d := range list {
-		if d.Serial() == c.serial {
-			c.dev = d
-			return nil
-		}
-	}
-	return c.errorf("the adb server does not list the device any more")
-}
-
 // errorf wraps an error with the device: "device SERIAL: ...".
 func (c *adbConn) errorf(format string, args ...any) error {
 	return fmt.Errorf("device %s: "+format, append([]any{c.serial}, args...)...)
@@ -199,15 +174,14 @@ func (c *adbConn) exec(ctx context.Context, command string, stdin io.Reader, std
 	return c.host.shellLegacy(ctx, c.serial, command, errFile, stdout, stderr)
 }
 
-// push implements transport with the sync service, mode 0755. gadb's sync client takes no context; its own
-// deadline is 60 s per read.
+// push implements transport with the sync service, mode 0755.
 func (c *adbConn) push(ctx context.Context, r io.Reader, remote string) error {
-	return untilDone(ctx, func() error { return c.dev.Push(r, remote, time.Now(), 0o755) }, nil)
+	return c.host.push(ctx, c.serial, r, remote, 0o755, time.Now())
 }
 
 // pull implements transport with the sync service.
 func (c *adbConn) pull(ctx context.Context, remote string, w io.Writer) error {
-	return untilDone(ctx, func() error { return c.dev.Pull(remote, w) }, nil)
+	return c.host.pull(ctx, c.serial, remote, w)
 }
 
 // close implements transport: every service had a connection of its own.

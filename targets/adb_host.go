@@ -16,8 +16,8 @@ import (
 )
 
 // The adb server's host protocol (a hex length, then the request; OKAY or FAIL with a message) is spoken here
-// directly where gadb v0.1.0 falls short: device states, features, and shell_v2, whose framing carries stderr and the
-// exit status and which has no deadline of its own (gadb's plain shell: has a single 60-second one).
+// directly: the device list (gadb v0.1.0 drops lines without product/model), device states, features, shell_v2, whose
+// framing carries stderr and the exit status, and file transfer over sync:, each bounded by its context.
 
 // adbServer is the address of the adb server: ANDROID_ADB_SERVER_ADDRESS and ANDROID_ADB_SERVER_PORT as adb reads
 // them, localhost:5037 by default.
@@ -123,6 +123,14 @@ func (h adbHost) devices(ctx context.Context) ([]adbDevice, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing devices: %w", err)
 	}
+	return parseDevices(out), nil
+}
+
+// parseDevices reads the server's answer to host:devices-l: a serial, a state, then key:value fields that may all be
+// missing ("127.0.0.1:6001 device transport_id:2" from adbd on a Linux board, a device in recovery or coming up) or
+// include a usb path. A serial holds no spaces; "no permissions" is a state of two words, followed by a hint in
+// brackets before the fields.
+func parseDevices(out string) []adbDevice {
 	var list []adbDevice
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
@@ -130,7 +138,6 @@ func (h adbHost) devices(ctx context.Context) ([]adbDevice, error) {
 			continue
 		}
 		d := adbDevice{Serial: f[0], State: f[1]}
-		// "no permissions" is a state of two words.
 		if f[1] == "no" && len(f) > 2 && f[2] == "permissions" {
 			d.State = "no permissions"
 		}
@@ -141,7 +148,112 @@ func (h adbHost) devices(ctx context.Context) ([]adbDevice, error) {
 		}
 		list = append(list, d)
 	}
-	return list, nil
+	return list
+}
+
+// syncChunk is the largest DATA packet of adb's sync protocol.
+const syncChunk = 64 * 1024
+
+// push copies r to remote on the device with mode through the sync: service (SEND path,mode; DATA chunks; DONE
+// mtime; OKAY or FAIL), cut when ctx ends.
+func (h adbHost) push(ctx context.Context, serial string, r io.Reader, remote string, mode os.FileMode, mtime time.Time) error {
+	c, err := h.service(ctx, serial, "sync:")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	w := bufio.NewWriterSize(c, syncChunk+8)
+	writeSync(w, "SEND", uint32(len(remote)+1+len(strconv.Itoa(int(mode)))), []byte(remote+","+strconv.Itoa(int(mode))))
+	buf := make([]byte, syncChunk)
+	for {
+		n, rerr := r.Read(buf)
+		if n > 0 {
+			writeSync(w, "DATA", uint32(n), buf[:n])
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
+	writeSync(w, "DONE", uint32(mtime.Unix()), nil)
+	if err := w.Flush(); err != nil {
+		return syncErr(ctx, err)
+	}
+	id, n, err := readSync(c)
+	if err != nil {
+		return syncErr(ctx, err)
+	}
+	msg := make([]byte, n)
+	if id == "FAIL" {
+		if _, err := io.ReadFull(c, msg); err != nil {
+			return syncErr(ctx, err)
+		}
+		return errors.New(string(msg))
+	}
+	if id != "OKAY" {
+		return fmt.Errorf("sync: adbd answered %q to SEND", id)
+	}
+	return nil
+}
+
+// pull copies remote from the device to w through the sync: service (RECV path; DATA chunks up to DONE, or FAIL).
+func (h adbHost) pull(ctx context.Context, serial, remote string, w io.Writer) error {
+	c, err := h.service(ctx, serial, "sync:")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	bw := bufio.NewWriter(c)
+	writeSync(bw, "RECV", uint32(len(remote)), []byte(remote))
+	if err := bw.Flush(); err != nil {
+		return syncErr(ctx, err)
+	}
+	for {
+		id, n, err := readSync(c)
+		if err != nil {
+			return syncErr(ctx, err)
+		}
+		switch id {
+		case "DONE":
+			return nil
+		case "DATA":
+			if _, err := io.CopyN(w, c, int64(n)); err != nil {
+				return syncErr(ctx, err)
+			}
+		case "FAIL":
+			msg := make([]byte, n)
+			if _, err := io.ReadFull(c, msg); err != nil {
+				return syncErr(ctx, err)
+			}
+			return errors.New(string(msg))
+		default:
+			return fmt.Errorf("sync: adbd answered %q to RECV", id)
+		}
+	}
+}
+
+func writeSync(w *bufio.Writer, id string, n uint32, data []byte) {
+	w.WriteString(id)
+	binary.Write(w, binary.LittleEndian, n)
+	w.Write(data)
+}
+
+func readSync(r io.Reader) (string, uint32, error) {
+	var head [8]byte
+	if _, err := io.ReadFull(r, head[:]); err != nil {
+		return "", 0, err
+	}
+	return string(head[:4]), binary.LittleEndian.Uint32(head[4:]), nil
+}
+
+// syncErr names a transfer cut by ctx, or by the device going away.
+func syncErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("the connection ended during the transfer: the device went away (%v)", err)
 }
 
 // shell_v2 packet ids (adb's shell_protocol.h).
@@ -257,7 +369,7 @@ func (h adbHost) shellV1Output(ctx context.Context, serial, command string, out 
 
 // service opens a device service through the server; the connection is cut when ctx ends. Opening it has a bound
 // of its own, since a server may answer host:transport and then never the service request.
-func (h adbHost) service(ctx context.Context, serial, name string) (io.ReadCloser, error) {
+func (h adbHost) service(ctx context.Context, serial, name string) (*serviceConn, error) {
 	c, err := h.dial(ctx)
 	if err != nil {
 		return nil, err
