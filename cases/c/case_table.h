@@ -126,7 +126,7 @@ static int setup_callback(const bb_case *c, void **state)
 /* run_js_loop: the loop runs in JavaScript, bench(n) makes n crossings (n frames for ui_ops_*). */
 static int run_js_loop(void *state, uint64_t n, uint64_t *ops)
 {
-	BB_STATE *st = state;
+	BB_STATE *st = (BB_STATE *)state; /* the cast lets C++ programs include this too */
 	double r;
 
 	if (bb_js_run_bench(st->ctx, st->fn, n, &r) < 0)
