@@ -89,9 +89,12 @@ func (o *runOptions) job(cmd *cobra.Command, cfg *config.Config, t targets.Targe
 	o.applyConfig(cmd, cfg)
 	var user *runner.UserBridge
 	if o.bridge != "" {
-		b, ok := cfg.Bridges[o.bridge]
-		if !ok {
-			return nil, fmt.Errorf("--bridge %s: no bridges.%s in the config (%s)", o.bridge, o.bridge, orNone(cfg.Path))
+		b, err := cfg.Bridge(o.bridge)
+		if err != nil {
+			return nil, err
+		}
+		if cmd.Flags().Changed("codec") {
+			return nil, fmt.Errorf("--codec %s and --bridge %s: --codec picks the reference bridge's codec; a bridge of yours has its own", o.codec, o.bridge)
 		}
 		user = &runner.UserBridge{Name: o.bridge, Dir: cfg.Dir(), Build: b.Build, Binary: b.Binary}
 		o.codec = o.bridge
@@ -130,13 +133,6 @@ func (o *runOptions) job(cmd *cobra.Command, cfg *config.Config, t targets.Targe
 	}
 	return &runner.Job{Target: t, Kind: kind, Codec: o.codec, QuickJSSrc: o.quickjsSrc, Options: opts, Out: out, Log: log, User: user,
 		Defines: o.defines}, nil
-}
-
-func orNone(path string) string {
-	if path == "" {
-		return "no config file found"
-	}
-	return path
 }
 
 // defaultName is the artifact's file name: linux.json, floor-linux.json, linux-fast.json.
