@@ -42,3 +42,45 @@ binary = "bin/mine"
 		t.Fatalf("unknown bridge: exit %d, %s", code, stderr)
 	}
 }
+
+// TestUserBridgeBinaryBesideTheConfig: a prebuilt binary named without a folder is the one beside the config, run by
+// its path, not a command looked up in $PATH; one that is not executable, or missing, is refused by name.
+func TestUserBridgeBinaryBesideTheConfig(t *testing.T) {
+	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "bench-bridge.toml")
+	os.WriteFile(cfg, []byte("[bridges.pre]\nbinary = \"prog\"\n\n[bridges.plain]\nbinary = \"notexec\"\n\n[bridges.gone]\nbinary = \"nothing\"\n"), 0o644)
+	// prog is a shell script that speaks the protocol for one case; "prog" is not on $PATH.
+	os.WriteFile(filepath.Join(dir, "prog"), []byte(`#!/bin/sh
+echo bench-bridge-protocol 1
+echo meta engine shell 1
+echo timer_overhead_ns 1
+for c in "$@"; do case $c in --*) ;; [0-9]*) ;; run) ;; *)
+  echo begin $c; echo calibrated $c 10; i=0
+  while [ $i -lt 4 ]; do echo sample $c 10 1000; i=$((i+1)); done
+  echo end $c;;
+esac; done
+`), 0o755)
+	os.WriteFile(filepath.Join(dir, "notexec"), []byte("#!/bin/sh\n"), 0o644)
+	out := filepath.Join(dir, "pre.json")
+	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "pre", "--cases", "script_to_host_scalar", "--samples", "4", "--out", out)
+	if code != 0 {
+		t.Fatalf("prebuilt bridge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if a := readArtifact(t, out); len(a.Cases) != 2 {
+		t.Fatalf("prebuilt bridge: %d cases", len(a.Cases))
+	}
+	for name, want := range map[string]string{
+		"plain": filepath.Join(dir, "notexec") + " is not executable",
+		"gone":  "no binary at " + filepath.Join(dir, "nothing"),
+	} {
+		_, stderr, code = run(t, localName(), "--config", cfg, "--bridge", name, "--cases", "script_to_host_scalar")
+		if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "$PATH") {
+			t.Errorf("--bridge %s: exit %d, %s; want %q", name, code, stderr, want)
+		}
+	}
+	_, stderr, code = run(t, localName(), "--config", cfg, "--bridge", "pre", "--codec", "binary")
+	if code != 1 || !strings.Contains(stderr, "--codec binary and --bridge pre") {
+		t.Errorf("--codec with --bridge: exit %d, %s", code, stderr)
+	}
+}

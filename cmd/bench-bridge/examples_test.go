@@ -1,0 +1,72 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
+)
+
+// copyExample copies examples/NAME into a fresh folder, as a user would start from it, and returns its config.
+func copyExample(t *testing.T, name string) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "examples", name)
+	dst := filepath.Join(t.TempDir(), name)
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dst, "bench-bridge.toml")
+}
+
+// TestExampleCppBridge builds examples/cpp-quickjs (C++ against the harness and the shared case table, with
+// nlohmann-json) from its bench-bridge.toml exactly as docs/bridge.md says, and measures every case.
+func TestExampleCppBridge(t *testing.T) {
+	testenv.Require(t, "g++", "apt-get install g++ (scripts/setup does it)")
+	requireFile(t, "/usr/include/nlohmann/json.hpp", "apt-get install nlohmann-json3-dev (scripts/setup does it)")
+	cfg := copyExample(t, "cpp-quickjs")
+	out := filepath.Join(filepath.Dir(cfg), "out.json")
+	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "cpp-quickjs", "--samples", "3", "--min-time", "2ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	a := readArtifact(t, out)
+	if !a.Complete || len(a.Failures) > 0 || len(a.Cases) != 14 || a.Codec != "nlohmann-json" {
+		t.Fatalf("artifact: complete=%v codec=%q %d cases, failures %+v", a.Complete, a.Codec, len(a.Cases), a.Failures)
+	}
+	if !strings.Contains(a.Device.Compiler, "CXX=") || !strings.Contains(a.Device.CFlags, "CXXFLAGS=") {
+		t.Errorf("the artifact does not say what the build was handed: compiler %q, flags %q", a.Device.Compiler, a.Device.CFlags)
+	}
+}
+
+// TestExampleDuktape builds examples/duktape, a program of another engine that speaks the protocol itself, and
+// measures the cases it implements.
+func TestExampleDuktape(t *testing.T) {
+	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
+	requireFile(t, "/usr/include/duktape.h", "apt-get install duktape-dev (scripts/setup does it)")
+	cfg := copyExample(t, "duktape")
+	out := filepath.Join(filepath.Dir(cfg), "out.json")
+	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "duktape", "--samples", "3", "--min-time", "2ms", "--out", out,
+		"--cases", "script_to_host_scalar,callback")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	a := readArtifact(t, out)
+	var names []string
+	for _, c := range a.Cases {
+		names = append(names, c.Name)
+	}
+	if !a.Complete || !slices.Equal(names, []string{"ref_js_loop", "script_to_host_scalar", "callback"}) {
+		t.Fatalf("artifact: complete=%v cases %v failures %+v", a.Complete, names, a.Failures)
+	}
+}
+
+// requireFile fails (in CI) or skips the test when a header of a Debian package is missing.
+func requireFile(t *testing.T, path, install string) {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		testenv.Missing(t, path+" not found: "+install)
+	}
+}
