@@ -61,6 +61,13 @@ func TestExampleDuktape(t *testing.T) {
 	if !a.Complete || !slices.Equal(names, []string{"ref_js_loop", "script_to_host_scalar", "callback"}) {
 		t.Fatalf("artifact: complete=%v cases %v failures %+v", a.Complete, names, a.Failures)
 	}
+	stdout, stderr, code = run(t, "check", filepath.Join(filepath.Dir(cfg), "duktape-bench"))
+	if code != 0 || !strings.Contains(stdout, "speaks protocol 1") {
+		t.Errorf("bench-bridge check of the Duktape example: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, stderr, code := run(t, "check", "/bin/true"); code != 1 || !strings.Contains(stderr, "problems in") {
+		t.Errorf("bench-bridge check /bin/true: exit %d, %s", code, stderr)
+	}
 }
 
 // requireFile fails (in CI) or skips the test when a header of a Debian package is missing.
