@@ -27,7 +27,9 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	defer stopSignals()
 	runner.Tool = "bench-bridge " + version()
 	root := newRoot(stdout, stderr)
-	root.SetArgs(joinAcceptHostKey(args))
+	args = joinAcceptHostKey(args)
+	addTargetCmds(root, args, stdout, stderr)
+	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "bench-bridge: error: %v\n", err)

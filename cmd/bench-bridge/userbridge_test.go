@@ -33,7 +33,13 @@ binary = "bin/mine"
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	a := readArtifact(t, filepath.Join(dir, "out", localName()+"-mine.json"))
+	// A run of some of the cases says so in its default name: it must not overwrite a full run's linux-mine.json.
+	files, _ := filepath.Glob(filepath.Join(dir, "out", localName()+"-mine-subset-*.json"))
+	if len(files) != 1 {
+		entries, _ := os.ReadDir(filepath.Join(dir, "out"))
+		t.Fatalf("want one %s-mine-subset-HASH.json, have %v", localName(), entries)
+	}
+	a := readArtifact(t, files[0])
 	if a.Codec != "mine" || a.Settings.MinTimeNs != 2e6 || a.Settings.Samples != 4 || len(a.Cases) != 2 || len(a.Case("script_to_host_scalar").SamplesNs) != 4 {
 		t.Fatalf("artifact %+v", a)
 	}
