@@ -21,7 +21,7 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 	a.TimerOverheadNs = raw.TimerOverheadNs
 	a.Failures = append(a.Failures, raw.Failures...)
 	for _, rc := range raw.Cases {
-		c := artifact.Case{Name: rc.Name, Iterations: rc.Iterations}
+		c := artifact.Case{Name: rc.Name, Iterations: rc.Iterations, Partial: rc.Partial}
 		if meta, ok := cases.Lookup(rc.Name); ok {
 			c.Crossing = meta.Crossing
 		}

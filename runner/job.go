@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
@@ -96,16 +97,22 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 		Cases:     []artifact.Case{}, Failures: []artifact.Failure{}, Warnings: append([]string{}, dev.Warnings...),
 	}
 	a.Settings.Defines = j.Defines
+	listed, err := ListCases(ctx, j.Target, remote)
+	if err != nil {
+		return nil, err
+	}
+	opts := j.Options
+	opts.Cases, a.NotImplemented = Implemented(j.Options.Cases, listed)
+	if len(opts.Cases) == 0 {
+		return nil, fmt.Errorf("the program implements none of the cases asked for (%s); its list: %s",
+			strings.Join(j.Options.Cases, ", "), strings.Join(listed, ", "))
+	}
 	fmt.Fprintf(j.Log, "running %s on %s: %d cases, %d samples of at least %s each\n", a.Label(), a.Target,
-		len(j.Options.Cases), j.Options.Samples, j.Options.MinTime)
-	raw, runErr := Measure(ctx, j.Target, remote, j.Options)
-	if q := raw.Meta["quickjs"]; q != "" {
-		a.Device.QuickJS = q
-	}
-	if c := raw.Meta["codec"]; c != "" && j.User != nil {
-		a.Codec = c
-	}
-	Assemble(a, raw, j.Options.Cases)
+		len(opts.Cases), opts.Samples, opts.MinTime)
+	raw, runErr := Measure(ctx, j.Target, remote, opts)
+	recordProvenance(a, prog, raw.Meta)
+	Assemble(a, raw, opts.Cases)
+	checkSettings(a, raw, opts)
 	if j.Options.Instructions && runErr == nil {
 		runErr = j.countInstructions(ctx, remote, a)
 	}

@@ -47,6 +47,7 @@ type Raw struct {
 	Cases           []RawCase
 	Failures        []artifact.Failure
 	notify          func(Event)
+	sawTimer        bool // a timer_overhead_ns line came
 }
 
 // RawCase is one case's samples as the program reported them.
@@ -55,6 +56,8 @@ type RawCase struct {
 	Iterations int64
 	Ops        []int64
 	Ns         []int64
+	// Partial is true when the program died during the case, after printing these samples.
+	Partial bool
 }
 
 // errStalled marks a program killed for printing nothing for too long.
@@ -91,7 +94,7 @@ func Measure(ctx context.Context, t targets.Target, program string, opts Options
 		switch {
 		case ctx.Err() != nil:
 			if s.current != "" {
-				raw.fail(s.current, "interrupted", "")
+				raw.lose(s, "interrupted", "")
 			}
 			return raw, fmt.Errorf("%s: %w", t.Name(), ctx.Err())
 		case errors.Is(err, errStalled):
@@ -99,11 +102,12 @@ func Measure(ctx context.Context, t targets.Target, program string, opts Options
 		case errors.As(err, &exit):
 			err = fmt.Errorf("program %v", exit)
 		case s.protocolErr != nil:
-			return raw, fmt.Errorf("%s: %w", t.Name(), s.protocolErr)
+			// The case whose output broke the protocol fails with the line; the others run in a new process.
+			err = s.protocolErr
 		default:
 			// The transport failed: the device is gone. Name the case it took down.
 			if s.current != "" {
-				raw.fail(s.current, err.Error(), s.stderr.tail())
+				raw.lose(s, err.Error(), s.stderr.tail())
 				return raw, fmt.Errorf("case %s: %w", s.current, err)
 			}
 			return raw, err
@@ -115,10 +119,22 @@ func Measure(ctx context.Context, t targets.Target, program string, opts Options
 			}
 			return raw, nil
 		}
-		raw.fail(s.current, err.Error(), s.stderr.tail())
-		remaining = slices.DeleteFunc(remaining, func(n string) bool { return n == s.current })
+		current := s.current
+		raw.lose(s, err.Error(), s.stderr.tail())
+		remaining = slices.DeleteFunc(remaining, func(n string) bool { return n == current })
 	}
 	return raw, nil
+}
+
+// lose records the case the session was in when its process died or broke the protocol: a failure, and the samples
+// it had printed, kept as a partial case.
+func (r *Raw) lose(s *session, reason, stderr string) {
+	if s.cur != nil && len(s.cur.Ns) > 0 {
+		c := *s.cur
+		c.Partial = true
+		r.Cases = append(r.Cases, c)
+	}
+	r.fail(s.current, reason, stderr)
 }
 
 func (r *Raw) fail(name, reason, stderr string) {
@@ -202,7 +218,7 @@ func (s *session) handle(line string) error {
 	case "meta":
 		s.raw.Meta[r.key] = r.text
 	case "timer_overhead_ns":
-		s.raw.TimerOverheadNs = r.f
+		s.raw.TimerOverheadNs, s.raw.sawTimer = r.f, true
 	case "begin":
 		s.current = r.name
 		s.cur = &RawCase{Name: r.name}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
@@ -36,7 +37,7 @@ func TestExampleCppBridge(t *testing.T) {
 	if !a.Complete || len(a.Failures) > 0 || len(a.Cases) != 14 || a.Codec != "nlohmann-json" {
 		t.Fatalf("artifact: complete=%v codec=%q %d cases, failures %+v", a.Complete, a.Codec, len(a.Cases), a.Failures)
 	}
-	if !strings.Contains(a.Device.Compiler, "CXX=") || !strings.Contains(a.Device.CFlags, "CXXFLAGS=") {
+	if a.Device.QuickJS != "2025-04-26" || !strings.Contains(a.Device.Compiler, "CXX=g++") || !strings.Contains(a.Device.CFlags, "CXXFLAGS=") {
 		t.Errorf("the artifact does not say what the build was handed: compiler %q, flags %q", a.Device.Compiler, a.Device.CFlags)
 	}
 }
@@ -48,8 +49,8 @@ func TestExampleDuktape(t *testing.T) {
 	requireFile(t, "/usr/include/duktape.h", "apt-get install duktape-dev (scripts/setup does it)")
 	cfg := copyExample(t, "duktape")
 	out := filepath.Join(filepath.Dir(cfg), "out.json")
-	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "duktape", "--samples", "3", "--min-time", "2ms", "--out", out,
-		"--cases", "script_to_host_scalar,callback")
+	// All cases are asked for; the program lists three, and the others are recorded as not implemented.
+	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "duktape", "--samples", "3", "--min-time", "2ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -58,8 +59,11 @@ func TestExampleDuktape(t *testing.T) {
 	for _, c := range a.Cases {
 		names = append(names, c.Name)
 	}
-	if !a.Complete || !slices.Equal(names, []string{"ref_js_loop", "script_to_host_scalar", "callback"}) {
-		t.Fatalf("artifact: complete=%v cases %v failures %+v", a.Complete, names, a.Failures)
+	if !a.Complete || !slices.Equal(names, []string{"ref_js_loop", "script_to_host_scalar", "callback"}) || len(a.Failures) > 0 || len(a.NotImplemented) != len(cases.Catalogue)-3 {
+		t.Fatalf("artifact: complete=%v cases %v failures %+v, not implemented %v", a.Complete, names, a.Failures, a.NotImplemented)
+	}
+	if a.Meta["engine"] != "duktape 2.7.0" || a.Device.QuickJS != "" || a.Codec != "duktape-stack" || !strings.HasPrefix(a.Device.Compiler, "gcc ") {
+		t.Errorf("provenance: meta %v, quickjs %q, codec %q, compiler %q: want Duktape's own, and no QuickJS version", a.Meta, a.Device.QuickJS, a.Codec, a.Device.Compiler)
 	}
 	stdout, stderr, code = run(t, "check", filepath.Join(filepath.Dir(cfg), "duktape-bench"))
 	if code != 0 || !strings.Contains(stdout, "speaks protocol 1") {

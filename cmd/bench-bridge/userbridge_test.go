@@ -58,6 +58,7 @@ func TestUserBridgeBinaryBesideTheConfig(t *testing.T) {
 	os.WriteFile(cfg, []byte("[bridges.pre]\nbinary = \"prog\"\n\n[bridges.plain]\nbinary = \"notexec\"\n\n[bridges.gone]\nbinary = \"nothing\"\n"), 0o644)
 	// prog is a shell script that speaks the protocol for one case; "prog" is not on $PATH.
 	os.WriteFile(filepath.Join(dir, "prog"), []byte(`#!/bin/sh
+if [ "$1" = list ]; then echo ref_js_loop; echo script_to_host_scalar; exit 0; fi
 echo bench-bridge-protocol 1
 echo meta engine shell 1
 echo timer_overhead_ns 1
@@ -73,8 +74,8 @@ esac; done
 	if code != 0 {
 		t.Fatalf("prebuilt bridge: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if a := readArtifact(t, out); len(a.Cases) != 2 {
-		t.Fatalf("prebuilt bridge: %d cases", len(a.Cases))
+	if a := readArtifact(t, out); len(a.Cases) != 2 || a.Meta["engine"] != "shell 1" || a.Device.QuickJS != "" {
+		t.Fatalf("prebuilt bridge: %d cases, meta %v, quickjs %q: want its meta lines and no QuickJS version (it reports none)", len(a.Cases), a.Meta, a.Device.QuickJS)
 	}
 	for name, want := range map[string]string{
 		"plain": filepath.Join(dir, "notexec") + " is not executable",
