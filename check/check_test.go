@@ -116,7 +116,7 @@ func TestBrokenProgramsTripOneCheckEach(t *testing.T) {
 		{"list", "list) echo script_to_host_scalar;", "list) echo script_to_host_scalar; echo scalar;", `list: line 2 "scalar": not a case of the catalogue`},
 		{"no error record", `echo "error $c unknown case"; continue`, "continue", `no "error no_such_case MESSAGE" line`},
 		{"exit status", "done\nexit 0\n", "done\nexit 1\n", "exit status 1, want 0"},
-		{"bad flag accepted", `--*) echo "unknown flag: $1" >&2; exit 2;;`, "--*) shift 2;;", "exit status 0 for an unknown flag, want 2"},
+		{"bad flag accepted", `--*) echo "unknown flag: $1" >&2; exit 2;;`, "--*) shift 2;;", "exit status 0 for an unknown flag, want 2 (with"},
 		{"loop record", `sleep "$2"; echo "loop $1 1000`, `sleep "$2"; echo "loops $1 1000`, `line 1 "loops script_to_host_scalar 1000 200000000": want "loop script_to_host_scalar OPS NS"`},
 		{"loop too short", `sleep "$2"; echo`, `echo`, "loop asked for 0.2 seconds"},
 		{"unflushed", "", "", "every line arrived at once"},

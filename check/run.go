@@ -243,13 +243,18 @@ func (c *checker) checkErrors(ctx context.Context, name string) error {
 	if r := s.cases[unknown]; r == nil || !r.failed {
 		c.problem(out.cmd, 0, "", "no \"error %s MESSAGE\" line for a case it does not have", unknown)
 	}
-	out, err = c.run(ctx, "run", "--no-such-flag", name)
+	return c.wantUsageError(ctx, "an unknown flag", "run", "--no-such-flag", name)
+}
+
+// wantUsageError runs the program with arguments it must refuse, and checks that it exits 2.
+func (c *checker) wantUsageError(ctx context.Context, what string, args ...string) error {
+	out, err := c.run(ctx, args...)
 	if err != nil {
 		return err
 	}
 	c.rep.Checked++
 	if out.status != 2 {
-		c.problem(out.cmd, 0, "", "exit status %d for an unknown flag, want 2 (with a message on stderr)", out.status)
+		c.problem(out.cmd, 0, "", "exit status %d for %s, want 2 (with a message on stderr)", out.status, what)
 	}
 	return nil
 }
@@ -283,13 +288,5 @@ func (c *checker) checkLoop(ctx context.Context, name string) error {
 			c.problem(out.cmd, i+1, line, "the line came %s after the start, loop asked for %s seconds", out.at[i].Round(time.Millisecond), secs)
 		}
 	}
-	out, err = c.run(ctx, "loop", "no_such_case", secs)
-	if err != nil {
-		return err
-	}
-	c.rep.Checked++
-	if out.status != 2 {
-		c.problem(out.cmd, 0, "", "exit status %d for an unknown case, want 2", out.status)
-	}
-	return nil
+	return c.wantUsageError(ctx, "an unknown case", "loop", "no_such_case", secs)
 }

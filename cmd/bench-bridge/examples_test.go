@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
@@ -22,19 +23,26 @@ func copyExample(t *testing.T, name string) string {
 	return filepath.Join(dst, "bench-bridge.toml")
 }
 
-// TestExampleCppBridge builds examples/cpp-quickjs (C++ against the harness and the shared case table, with
-// nlohmann-json) from its bench-bridge.toml exactly as docs/bridge.md says, and measures every case.
-func TestExampleCppBridge(t *testing.T) {
-	testenv.Require(t, "g++", "apt-get install g++ (scripts/setup does it)")
-	requireFile(t, "/usr/include/nlohmann/json.hpp", "apt-get install nlohmann-json3-dev (scripts/setup does it)")
-	cfg := copyExample(t, "cpp-quickjs")
+// measureExample copies examples/NAME and measures it from its bench-bridge.toml with a short budget, as
+// docs/bridge.md says; it returns the artifact and the example's folder.
+func measureExample(t *testing.T, name string) (*artifact.Artifact, string) {
+	t.Helper()
+	cfg := copyExample(t, name)
 	out := filepath.Join(filepath.Dir(cfg), "out.json")
-	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "cpp-quickjs", "--samples", "3", "--min-time", "2ms", "--out", out)
+	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", name, "--samples", "3", "--min-time", "2ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	a := readArtifact(t, out)
-	if !a.Complete || len(a.Failures) > 0 || len(a.Cases) != 14 || a.Codec != "nlohmann-json" {
+	return readArtifact(t, out), filepath.Dir(cfg)
+}
+
+// TestExampleCppBridge builds examples/cpp-quickjs (C++ against the harness and the shared case table, with
+// nlohmann-json) and measures every case.
+func TestExampleCppBridge(t *testing.T) {
+	testenv.Require(t, "g++", "apt-get install g++ (scripts/setup does it)")
+	requireFile(t, "/usr/include/nlohmann/json.hpp", "apt-get install nlohmann-json3-dev (scripts/setup does it)")
+	a, _ := measureExample(t, "cpp-quickjs")
+	if !a.Complete || len(a.Failures) > 0 || len(a.Cases) != len(cases.Catalogue) || a.Codec != "nlohmann-json" {
 		t.Fatalf("artifact: complete=%v codec=%q %d cases, failures %+v", a.Complete, a.Codec, len(a.Cases), a.Failures)
 	}
 	if a.Device.QuickJS != "2025-04-26" || !strings.Contains(a.Device.Compiler, "CXX=g++") || !strings.Contains(a.Device.CFlags, "CXXFLAGS=") {
@@ -43,18 +51,11 @@ func TestExampleCppBridge(t *testing.T) {
 }
 
 // TestExampleDuktape builds examples/duktape, a program of another engine that speaks the protocol itself, and
-// measures the cases it implements.
+// measures it: all cases are asked for; it lists three, and the others are recorded as not implemented.
 func TestExampleDuktape(t *testing.T) {
 	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
 	requireFile(t, "/usr/include/duktape.h", "apt-get install duktape-dev (scripts/setup does it)")
-	cfg := copyExample(t, "duktape")
-	out := filepath.Join(filepath.Dir(cfg), "out.json")
-	// All cases are asked for; the program lists three, and the others are recorded as not implemented.
-	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "duktape", "--samples", "3", "--min-time", "2ms", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	a := readArtifact(t, out)
+	a, dir := measureExample(t, "duktape")
 	var names []string
 	for _, c := range a.Cases {
 		names = append(names, c.Name)
@@ -65,7 +66,7 @@ func TestExampleDuktape(t *testing.T) {
 	if a.Meta["engine"] != "duktape 2.7.0" || a.Device.QuickJS != "" || a.Codec != "duktape-stack" || !strings.HasPrefix(a.Device.Compiler, "gcc ") {
 		t.Errorf("provenance: meta %v, quickjs %q, codec %q, compiler %q: want Duktape's own, and no QuickJS version", a.Meta, a.Device.QuickJS, a.Codec, a.Device.Compiler)
 	}
-	stdout, stderr, code = run(t, "check", filepath.Join(filepath.Dir(cfg), "duktape-bench"))
+	stdout, stderr, code := run(t, "check", filepath.Join(dir, "duktape-bench"))
 	if code != 0 || !strings.Contains(stdout, "speaks protocol 1") {
 		t.Errorf("bench-bridge check of the Duktape example: exit %d\n%s%s", code, stdout, stderr)
 	}

@@ -177,7 +177,11 @@ func rerunJob(ctx context.Context, o *gateOptions, cfg *config.Config, cur *arti
 	if cfg.QuickJS.Src != "" {
 		job.QuickJSSrc = cfg.Resolve(cfg.QuickJS.Src)
 	}
-	if b, ok := cfg.Bridges[cur.Codec]; ok && cur.Program == artifact.ProgramBridge && !slices.Contains(build.Codecs, cur.Codec) {
+	if _, declared := cfg.Bridges[cur.Codec]; declared && cur.Program == artifact.ProgramBridge && !slices.Contains(build.Codecs, cur.Codec) {
+		b, err := cfg.Bridge(cur.Codec) // a bridge with problems in the config stops only this
+		if err != nil {
+			return nil, err
+		}
 		job.User = &runner.UserBridge{Name: cur.Codec, Dir: cfg.Dir(), Build: b.Build, Binary: b.Binary}
 	}
 	return job, nil
