@@ -91,3 +91,17 @@ esac; done
 		t.Errorf("--codec with --bridge: exit %d, %s", code, stderr)
 	}
 }
+
+// TestBrokenBridgeBlocksOnlyItsCommands: a config whose bridge entry is wrong still serves every command that does
+// not use that bridge; the one that does names each problem with its line.
+func TestBrokenBridgeBlocksOnlyItsCommands(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "bench-bridge.toml")
+	os.WriteFile(cfg, []byte("[targets.board]\nkind = \"local\"\n\n[bridges.bad]\nbuild = \"make\"\nbinray = \"x\"\n"), 0o644)
+	if stdout, stderr, code := run(t, "targets", "--config", cfg); code != 0 || !strings.Contains(stdout, "board") {
+		t.Fatalf("targets with a broken bridge in the config: exit %d\n%s%s", code, stdout, stderr)
+	}
+	_, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "bad")
+	if code != 1 || !strings.Contains(stderr, cfg+":4: bridges.bad needs binary") || !strings.Contains(stderr, cfg+":6: unknown key bridges.bad.binray") {
+		t.Fatalf("--bridge bad: exit %d, %s", code, stderr)
+	}
+}
