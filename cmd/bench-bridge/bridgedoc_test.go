@@ -4,11 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/bridge.md's generated section")
@@ -145,5 +147,47 @@ func TestCasesScript(t *testing.T) {
 	}
 	if _, stderr, code := run(t, "cases", "--script", "nope"); code != 1 || !strings.Contains(stderr, `unknown case "nope"`) {
 		t.Fatalf("unknown case: exit %d, %s", code, stderr)
+	}
+}
+
+// checkedBlock returns the code block that follows `<!-- checked: NAME -->` in doc.
+func checkedBlock(t *testing.T, doc, name string) string {
+	t.Helper()
+	marker := "<!-- checked: " + name + " -->\n"
+	i := strings.Index(doc, marker)
+	if i < 0 {
+		t.Fatalf("%s has no %q", bridgeDoc, marker)
+	}
+	rest := doc[i+len(marker):]
+	start := strings.Index(rest, "\n") + 1 // after the ```lang line
+	end := strings.Index(rest[start:], "```")
+	if !strings.HasPrefix(rest, "```") || end < 0 {
+		t.Fatalf("%s: no code block after %q", bridgeDoc, marker)
+	}
+	return rest[start : start+end]
+}
+
+// TestBridgeDocExampleBuildsAndRuns builds the C bridge docs/bridge.md shows, from the text of the page, and measures
+// it: the two cases it implements, the others not implemented.
+func TestBridgeDocExampleBuildsAndRuns(t *testing.T) {
+	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
+	doc, err := os.ReadFile(bridgeDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"mine.c", "bench-bridge.toml"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(checkedBlock(t, string(doc), name)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "mine.json")
+	stdout, stderr, code := run(t, localName(), "--config", filepath.Join(dir, "bench-bridge.toml"), "--bridge", "mine", "--samples", "3", "--min-time", "2ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	a := readArtifact(t, out)
+	if !a.Complete || len(a.Cases) != 2 || a.Case("script_to_host_scalar") == nil || len(a.NotImplemented) != len(cases.Catalogue)-2 {
+		t.Fatalf("artifact: complete %v, %d cases, not implemented %v, failures %+v", a.Complete, len(a.Cases), a.NotImplemented, a.Failures)
 	}
 }
