@@ -157,22 +157,29 @@ func (s *runState) line(i int, line string) string {
 	return ""
 }
 
+// runCase runs one case with the flags and checks its records; the case's result is nil when it did not run (a
+// problem says why).
+func (c *checker) runCase(ctx context.Context, name string, flags ...string) (*output, *caseRun, error) {
+	out, err := c.run(ctx, append(append([]string{"run"}, flags...), name)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.rep.Checked++
+	r := c.follow(out, name).cases[name]
+	if r != nil && r.failed {
+		c.problem(out.cmd, 0, "", "case %s reported an error: the checks of its samples need it to run", name)
+		return out, nil, nil
+	}
+	return out, r, nil
+}
+
 // checkRun runs one case with short settings and checks the records, the flags and the flushing.
 func (c *checker) checkRun(ctx context.Context, name string) error {
 	o := c.opts
-	out, err := c.run(ctx, "run", "--samples", strconv.Itoa(o.Samples), "--min-time-ns", strconv.FormatInt(o.MinTime.Nanoseconds(), 10),
-		"--warmup-ns", strconv.FormatInt(o.Warmup.Nanoseconds(), 10), name)
-	if err != nil {
+	out, r, err := c.runCase(ctx, name, "--samples", strconv.Itoa(o.Samples), "--min-time-ns", strconv.FormatInt(o.MinTime.Nanoseconds(), 10),
+		"--warmup-ns", strconv.FormatInt(o.Warmup.Nanoseconds(), 10))
+	if err != nil || r == nil {
 		return err
-	}
-	c.rep.Checked++
-	s := c.follow(out, name)
-	r := s.cases[name]
-	if r == nil || r.failed {
-		if r != nil {
-			c.problem(out.cmd, 0, "", "case %s reported an error: the remaining checks of run need it to run", name)
-		}
-		return nil
 	}
 	if len(r.ns) != o.Samples {
 		c.problem(out.cmd, 0, "", "%d samples, --samples asked for %d", len(r.ns), o.Samples)
@@ -211,15 +218,9 @@ func (c *checker) checkFlushed(out *output, r *caseRun) {
 // checkOps runs the case with --ops and checks that every sample ran exactly that many units.
 func (c *checker) checkOps(ctx context.Context, name string) error {
 	const units, samples = 7, 2
-	out, err := c.run(ctx, "run", "--ops", strconv.Itoa(units), "--samples", strconv.Itoa(samples), "--warmup-ns", "0", name)
-	if err != nil {
+	out, r, err := c.runCase(ctx, name, "--ops", strconv.Itoa(units), "--samples", strconv.Itoa(samples), "--warmup-ns", "0")
+	if err != nil || r == nil {
 		return err
-	}
-	c.rep.Checked++
-	s := c.follow(out, name)
-	r := s.cases[name]
-	if r == nil || r.failed {
-		return nil
 	}
 	want := units * unitOps(name)
 	if len(r.ops) != samples {

@@ -132,23 +132,19 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
+/* timer_overhead is the median of 101 back-to-back clock read pairs (kept sorted as they come). */
 static uint64_t timer_overhead(void)
 {
-	uint64_t d[101];
-	int i;
+	uint64_t d[101], t0, v;
+	int n, j;
 
-	for (i = 0; i < 101; i++) {
-		uint64_t t0 = now_ns();
-		d[i] = now_ns() - t0;
+	for (n = 0; n < 101; n++) {
+		t0 = now_ns();
+		v = now_ns() - t0;
+		for (j = n; j > 0 && d[j - 1] > v; j--)
+			d[j] = d[j - 1];
+		d[j] = v;
 	}
-	qsort(d, 101, sizeof d[0], cmp_u64);
 	return d[50];
 }
 
