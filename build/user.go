@@ -20,7 +20,8 @@ type UserBuild struct {
 }
 
 // UserBridge builds a user's bench program by running its build command (with sh, in dir) and returns the binary;
-// with an empty command the binary is taken as it is (a prebuilt program). binary is relative to dir. The command's
+// with an empty command the binary is taken as it is (a prebuilt program, and lib may be nil). binary is relative to
+// dir. The command's
 // environment says how to build against the same toolchain, QuickJS and harness as the floor (docs/bridge.md):
 //
 //	CC, CXX, CFLAGS, CXXFLAGS, LDFLAGS   the target's toolchain (CXX: $CXX, else the C++ compiler beside CC)

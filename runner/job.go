@@ -51,6 +51,10 @@ func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 	if err != nil {
 		return nil, err
 	}
+	if u := j.User; u != nil && u.Build == "" {
+		// A prebuilt program: nothing to build, so no QuickJS to fetch or build either.
+		return build.UserBridge(ctx, tc, nil, u.Name, u.Dir, u.Build, u.Binary, j.Log)
+	}
 	src, err := build.QuickJSSource(ctx, j.QuickJSSrc, j.Log)
 	if err != nil {
 		return nil, err

@@ -70,9 +70,10 @@ esac; done
 `), 0o755)
 	os.WriteFile(filepath.Join(dir, "notexec"), []byte("#!/bin/sh\n"), 0o644)
 	out := filepath.Join(dir, "pre.json")
+	t.Setenv("BENCH_BRIDGE_CACHE", t.TempDir()) // an empty cache: a prebuilt program needs no QuickJS
 	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "pre", "--cases", "script_to_host_scalar", "--samples", "4", "--out", out)
-	if code != 0 {
-		t.Fatalf("prebuilt bridge: exit %d\n%s\n%s", code, stdout, stderr)
+	if code != 0 || strings.Contains(stderr, "QuickJS") {
+		t.Fatalf("prebuilt bridge: exit %d (QuickJS is neither fetched nor built for it)\n%s\n%s", code, stdout, stderr)
 	}
 	if a := readArtifact(t, out); len(a.Cases) != 2 || a.Meta["engine"] != "shell 1" || a.Device.QuickJS != "" {
 		t.Fatalf("prebuilt bridge: %d cases, meta %v, quickjs %q: want its meta lines and no QuickJS version (it reports none)", len(a.Cases), a.Meta, a.Device.QuickJS)
