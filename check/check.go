@@ -1,5 +1,5 @@
 // Package check runs a bench program through the protocol's conformance checks (docs/protocol.md): the first line
-// and version, the order of the records, every flag honoured, timer_overhead_ns, list, loop, error records, the exit
+// and a version the runner speaks, the order of the records, every flag honoured, timer_overhead_ns, list, loop, error records, the exit
 // status and a flush after each line. It reports each problem with the command and the line that shows it.
 package check
 

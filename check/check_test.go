@@ -105,7 +105,7 @@ func TestBrokenProgramsTripOneCheckEach(t *testing.T) {
 		name, old, new string
 		want           string // in the one problem's text
 	}{
-		{"first line", "echo bench-bridge-protocol 1", "echo bench-bridge-protocol 2", `line 1 "bench-bridge-protocol 2": the first line must be`},
+		{"first line", "echo bench-bridge-protocol 1", "echo bench-bridge-protocol 9", `line 1 "bench-bridge-protocol 9": the first line must be`},
 		{"order", "  echo begin $c\n", "  echo sample $c 1 1\n  echo begin $c\n", `"sample script_to_host_scalar 1 1": sample outside its case`},
 		{"samples ignored", "while [ $i -lt $samples ]", "while [ $i -lt 2 ]", "2 samples, --samples asked for 3"},
 		{"min time ignored", "echo sample $c $n $min", "echo sample $c $n 20000", "--min-time-ns asked for 20000000"},

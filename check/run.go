@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bench-bridge/bench-bridge/runner"
 )
 
 // fieldCounts is each record's number of fields; meta and error have at least that many (their text runs on).
@@ -52,12 +54,8 @@ func (c *checker) follow(out *output, asked ...string) *runState {
 			c.problem(out.cmd, i+1, line, "%s", msg)
 		}
 	}
-	if len(out.lines) == 0 || out.lines[0] != "bench-bridge-protocol 1" {
-		first := ""
-		if len(out.lines) > 0 {
-			first = out.lines[0]
-		}
-		c.problem(out.cmd, 1, first, "the first line must be \"bench-bridge-protocol 1\"")
+	if first := firstLine(out); !knownProtocol(first) {
+		c.problem(out.cmd, 1, first, "the first line must be \"bench-bridge-protocol N\", N a version bench-bridge speaks (1 to %d)", runner.ProtocolVersion)
 	}
 	if !s.timer {
 		c.problem(out.cmd, 0, "", "no timer_overhead_ns line before the first case")
@@ -74,6 +72,20 @@ func (c *checker) follow(out *output, asked ...string) *runState {
 		c.problem(out.cmd, 0, "", "exit status %d, want 0: a run that printed its records exits 0 (stderr: %s)", out.status, out.stderr)
 	}
 	return s
+}
+
+func firstLine(out *output) string {
+	if len(out.lines) == 0 {
+		return ""
+	}
+	return out.lines[0]
+}
+
+// knownProtocol reports whether line is a protocol line of a version the runner speaks.
+func knownProtocol(line string) bool {
+	v, ok := strings.CutPrefix(line, "bench-bridge-protocol ")
+	n, err := strconv.Atoi(v)
+	return ok && err == nil && n >= 1 && n <= runner.ProtocolVersion && strconv.Itoa(n) == v
 }
 
 // line applies one line; it returns what is wrong with it, or "".

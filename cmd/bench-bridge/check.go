@@ -35,7 +35,7 @@ ARGs come before the protocol's command: bench-bridge check python3 bench.py run
 			if len(rep.Problems) > 0 {
 				return fmt.Errorf("%s: %d problems in %d checks (docs/protocol.md)", args[0], len(rep.Problems), rep.Checked)
 			}
-			fmt.Fprintf(stdout, "%s: speaks protocol 1: %d checks passed; it implements %s\n", args[0], rep.Checked, strings.Join(rep.Cases, ", "))
+			fmt.Fprintf(stdout, "%s: speaks the protocol: %d checks passed; it implements %s\n", args[0], rep.Checked, strings.Join(rep.Cases, ", "))
 			return nil
 		},
 	}
