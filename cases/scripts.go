@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -17,6 +18,8 @@ type Scripts struct {
 	Prelude string
 	// ByCase maps a case name to its script.
 	ByCase map[string]string
+	// Bytes maps a case with a string to its length in UTF-8 bytes: the script's global N.
+	Bytes map[string]int
 }
 
 var (
@@ -24,6 +27,9 @@ var (
 	scripts     *Scripts
 	scriptsErr  error
 )
+
+// caseListFile is the X-macro list of cases, when the sources have one; without it harness.c's table names them.
+const caseListFile = "cases/c/cases.def"
 
 // LoadScripts reads the scripts from harness.c, once.
 func LoadScripts() (*Scripts, error) {
@@ -33,7 +39,8 @@ func LoadScripts() (*Scripts, error) {
 			scriptsErr = err
 			return
 		}
-		scripts, scriptsErr = parseScripts(string(src))
+		list, _ := benchbridge.CSources.ReadFile(caseListFile)
+		scripts, scriptsErr = parseScripts(string(src), string(list))
 	})
 	return scripts, scriptsErr
 }
@@ -52,25 +59,29 @@ func Script(name string) (string, error) {
 }
 
 var (
-	arrayDecl  = regexp.MustCompile(`(?m)^static const char (js_\w+)\[\] =`)
-	macroDecl  = regexp.MustCompile(`(?m)^#define (JS_\w+)\((\w+)\)`)
-	tableEntry = regexp.MustCompile(`\{"(\w+)", (js_\w+|(JS_\w+)\((\w+)\))\}`)
-	hostCall   = regexp.MustCompile(`\b(host_\w+|set_prop|apply_ops)\(`)
+	arrayDecl  = regexp.MustCompile(`(?m)^static const char (\w+)\[\] =`)
+	macroDecl  = regexp.MustCompile(`(?m)^#define (JS_\w+)(\(([\w, ]*)\))?[ \t]`)
+	tableEntry = regexp.MustCompile(`\{"(\w+)", ([^}]+)\}`)
+	listEntry  = regexp.MustCompile(`(?m)^BB_CASE\((\w+), *\d+, *\d+, *(\d+), *\w+, *\w+, *(\w+),`)
+	hostCall   = regexp.MustCompile(`\b(host_\w+|set_\w+|apply_\w+)\(`)
 	definedFn  = regexp.MustCompile(`(?m)^function (\w+)\(([^)]*)\)`)
 )
 
-// parseScripts reads the string arrays, the string macros and the name -> script table of harness.c.
-func parseScripts(src string) (*Scripts, error) {
-	arrays := map[string]string{}
+// parseScripts reads the string arrays and string macros of harness.c and the name -> script table: cases.def's
+// BB_CASE lines when list is not empty, else harness.c's own table.
+func parseScripts(src, list string) (*Scripts, error) {
+	p := &strPreprocessor{arrays: map[string][]token{}, macros: map[string]macro{}}
 	for _, m := range arrayDecl.FindAllStringSubmatchIndex(src, -1) {
-		name := src[m[2]:m[3]]
-		text, err := cStrings(src[m[1]:], ";", "", "")
-		if err != nil {
-			return nil, fmt.Errorf("harness.c: %s: %w", name, err)
+		end := strings.Index(src[m[1]:], ";\n")
+		if end < 0 {
+			return nil, fmt.Errorf("harness.c: %s has no end", src[m[2]:m[3]])
 		}
-		arrays[name] = text
+		toks, err := tokenize(src[m[1] : m[1]+end])
+		if err != nil {
+			return nil, fmt.Errorf("harness.c: %s: %w", src[m[2]:m[3]], err)
+		}
+		p.arrays[src[m[2]:m[3]]] = toks
 	}
-	macros := map[string][2]string{} // name -> parameter, body
 	for _, m := range macroDecl.FindAllStringSubmatchIndex(src, -1) {
 		body := src[m[1]:]
 		end := 0
@@ -80,81 +91,49 @@ func parseScripts(src string) (*Scripts, error) {
 				break
 			}
 		}
-		macros[src[m[2]:m[3]]] = [2]string{src[m[4]:m[5]], strings.ReplaceAll(body[:end], "\\\n", "\n")}
+		toks, err := tokenize(body[:end])
+		if err != nil {
+			return nil, fmt.Errorf("harness.c: macro %s: %w", src[m[2]:m[3]], err)
+		}
+		mac := macro{body: toks, function: m[4] >= 0}
+		if m[6] >= 0 {
+			for _, param := range strings.Split(src[m[6]:m[7]], ",") {
+				mac.params = append(mac.params, strings.TrimSpace(param))
+			}
+		}
+		p.macros[src[m[2]:m[3]]] = mac
 	}
-	s := &Scripts{Prelude: arrays["js_prelude"], ByCase: map[string]string{}}
-	for _, m := range tableEntry.FindAllStringSubmatch(src, -1) {
-		switch {
-		case m[3] != "":
-			mac, ok := macros[m[3]]
-			if !ok {
-				return nil, fmt.Errorf("harness.c: case %s: no macro %s", m[1], m[3])
+	prelude, err := p.expandText("js_prelude")
+	if err != nil {
+		return nil, err
+	}
+	s := &Scripts{Prelude: prelude, ByCase: map[string]string{}, Bytes: map[string]int{}}
+	type entry struct{ name, expr string }
+	var entries []entry
+	if list != "" {
+		for _, m := range listEntry.FindAllStringSubmatch(list, -1) {
+			entries = append(entries, entry{m[1], m[3]})
+			if n, _ := strconv.Atoi(m[2]); n > 0 {
+				s.Bytes[m[1]] = n
 			}
-			text, err := cStrings(mac[1], "", mac[0], m[4])
-			if err != nil {
-				return nil, fmt.Errorf("harness.c: %s: %w", m[3], err)
-			}
-			s.ByCase[m[1]] = text
-		default:
-			text, ok := arrays[m[2]]
-			if !ok {
-				return nil, fmt.Errorf("harness.c: case %s: no array %s", m[1], m[2])
-			}
-			s.ByCase[m[1]] = text
+		}
+	} else {
+		table := src[strings.Index(src, "} scripts[] = {"):]
+		for _, m := range tableEntry.FindAllStringSubmatch(table[:strings.Index(table, "};")], -1) {
+			entries = append(entries, entry{m[1], m[2]})
 		}
 	}
-	if s.Prelude == "" || len(s.ByCase) == 0 {
+	for _, e := range entries {
+		js, err := p.expandText(e.expr)
+		if err != nil {
+			return nil, fmt.Errorf("harness.c: the script of %s: %w", e.name, err)
+		}
+		s.ByCase[e.name] = js
+	}
+	if len(s.ByCase) == 0 {
 		return nil, fmt.Errorf("harness.c: found no case scripts")
 	}
 	return s, nil
-}
-
-// cStrings concatenates the C string literals of src up to stop (a token outside strings; "" for the end), with
-// #param replaced by arg's text (the stringification of a macro argument).
-func cStrings(src, stop, param, arg string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(src); {
-		c := src[i]
-		switch {
-		case stop != "" && strings.HasPrefix(src[i:], stop):
-			return b.String(), nil
-		case c == '"':
-			j := i + 1
-			for ; j < len(src) && src[j] != '"'; j++ {
-				if src[j] == '\\' {
-					j++
-					switch src[j] {
-					case 'n':
-						b.WriteByte('\n')
-					case 't':
-						b.WriteByte('\t')
-					case '\\', '"', '\'':
-						b.WriteByte(src[j])
-					default:
-						return "", fmt.Errorf("unsupported escape \\%c", src[j])
-					}
-					continue
-				}
-				b.WriteByte(src[j])
-			}
-			i = j + 1
-		case c == '#' && param != "" && strings.HasPrefix(src[i+1:], param):
-			b.WriteString(arg)
-			i += 1 + len(param)
-		case c == '/' && strings.HasPrefix(src[i:], "/*"):
-			end := strings.Index(src[i:], "*/")
-			if end < 0 {
-				return "", fmt.Errorf("unterminated comment")
-			}
-			i += end + 2
-		default:
-			i++
-		}
-	}
-	if stop != "" {
-		return "", fmt.Errorf("no %q after the strings", stop)
-	}
-	return b.String(), nil
 }
 
 // HostFunctions lists the host functions a script calls, sorted.
@@ -171,12 +150,13 @@ func HostFunctions(script string) []string {
 	return names
 }
 
-// DefinedFunctions lists the top-level functions a script defines, with their parameters ("bench(n)").
+// DefinedFunctions lists the top-level functions a script defines, with their parameters ("bench(n)"), leaving out
+// the helpers of the string cases, which the host does not call.
 func DefinedFunctions(script string) []string {
 	var out []string
 	for _, m := range definedFn.FindAllStringSubmatch(script, -1) {
 		if m[1] == "mkstr" || m[1] == "utf8len" {
-			continue // helpers of the string cases, not called by the host
+			continue
 		}
 		out = append(out, m[1]+"("+m[2]+")")
 	}

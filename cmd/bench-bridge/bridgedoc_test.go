@@ -61,6 +61,9 @@ func casesSection(t *testing.T) string {
 			b.WriteString(" It does not cross: it is the reference every ratio is taken against.")
 		}
 		b.WriteString("\n\n")
+		if n := s.Bytes[c.Name]; n > 0 {
+			fmt.Fprintf(&b, "Before the script, the host sets the global `N` to %d: the length of its string in UTF-8 bytes.\n", n)
+		}
 		for _, def := range cases.DefinedFunctions(js) {
 			b.WriteString(hostCalls[def] + "\n")
 		}
