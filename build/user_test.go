@@ -29,7 +29,7 @@ printf '#!/bin/sh\n' > prog && chmod +x prog`
 		t.Errorf("the build's environment:\n%s\nwant:\n%s", env, want)
 	}
 	files, _ := os.ReadFile(filepath.Join(dir, "harness.txt"))
-	for _, f := range []string{"harness.c", "harness.h", "case_table.h"} {
+	for _, f := range []string{"harness.c", "harness.h", "case_table.h", "cases.def"} {
 		if !strings.Contains(string(files), f) {
 			t.Errorf("BENCH_BRIDGE_HARNESS holds %q, no %s", files, f)
 		}

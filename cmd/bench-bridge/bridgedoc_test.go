@@ -33,6 +33,9 @@ var hostFunctions = map[string]string{
 	"set_prop":      "`set_prop(id, key, value)`: sets property `key` (one of `x y w h color text opacity visible`) of node `id` (0 to 63) to the number `value` in a host-side table (harness: `bb_ui_key`, `bb_ui_set` on a `bb_ui`); a bad node or key throws.",
 	"apply_ops":     "`apply_ops(buf)`: a `Float64Array` of `(node, key index, value)` triples; applies each as `set_prop` does (harness: `bb_ui_apply`).",
 	"host_bytes":    "`host_bytes(b)`: a `Uint8Array` of 65536 bytes; returns the sum of its bytes (harness: `bb_bytes_sum`).",
+	"host_record":   "`host_record(r)`: an object `{id, text}`; returns `{id: id + 1, text}` with the same text (harness: `bb_record_host`).",
+	"set_node":      "`set_node({id, key, value})`: one UI mutation as a small object; applies it as `set_prop(id, key, value)` does (harness: `bb_ui_set_named`).",
+	"apply_batch":   "`apply_batch(list)`: an array of `{id, key, value}` objects; applies each as `set_node` does.",
 }
 
 // hostCalls says how the host drives a script by the function the script defines.
@@ -40,6 +43,9 @@ var hostCalls = map[string]string{
 	"bench(n)":  "The host calls `bench(n)` once per timed run, for `n` loop units: the loop runs in JavaScript.",
 	"add(a, b)": "The host calls `add(s, i)` once per op, for `i` from 0, with `s` the previous result (harness: `bb_check_add` checks 100 calls at set-up); `add` computes what `bb_add` does.",
 	"obj(o)":    "The host calls `obj(o)` once per op with the object `bb_obj_sample(i)` (the same shape as `host_obj`'s argument) and reads `{id, ok, x}` back (harness: `bb_check_obj` checks one call at set-up).",
+	"text(s)":   "The host calls `text(s)` once per op with its text of `N` bytes (harness: `bb_text_new`) and reads the string back (harness: `bb_check_text` checks one call at set-up).",
+	"record(r)": "The host calls `record(r)` once per op with `{id, text}`, the text its `N` bytes, and reads `{id, text}` back (harness: `bb_check_record`).",
+	"fail(i)":   "The host calls `fail(i)` once per op; it throws, and the host takes the error's message and stack (harness: `bb_js_error_text`; `bb_check_script_error` checks one call at set-up).",
 }
 
 const callbackCall = "The script hands a function to `host_register` once, at set-up; the host then calls it as `f(s, i)` once per op, as `host_to_script_scalar` calls `add`."

@@ -134,8 +134,18 @@ struct State {
 	bb_ui ui{};
 	uint64_t unit_ops = 1;
 
+	char *text = nullptr; // the host's text of a case with bytes (bb_text_new)
+	size_t text_len = 0;
+
 	std::vector<JSValue> handles; // script functions the host holds
 	JSValue stringify = JS_UNDEFINED;
+	std::string held;  // the last string a host -> script call returned, valid until the next call
+	char err[1024]{};  // the text and stack of the last exception a script threw at the host
+};
+
+// ScriptError is a script's exception caught by the host; State::err holds its text and stack.
+struct ScriptError : std::runtime_error {
+	ScriptError() : std::runtime_error("the script threw") {}
 };
 
 const std::map<std::string, HostFn> &host_functions();
@@ -201,8 +211,10 @@ Value call_js(State &st, JSValueConst fn, const Array &args)
 	JSValue r = JS_Call(st.ctx, fn, JS_UNDEFINED, int(argv.size()), argv.data());
 	for (auto &a : argv)
 		JS_FreeValue(st.ctx, a);
-	if (JS_IsException(r))
-		throw std::runtime_error("script threw");
+	if (JS_IsException(r)) {
+		bb_js_error_text(st.ctx, st.err, sizeof st.err);
+		throw ScriptError();
+	}
 	Value out = js_to_value(st, r);
 	JS_FreeValue(st.ctx, r);
 	return out;
@@ -246,6 +258,14 @@ bb_obj_in obj_in(const Value &v, std::string &name, std::string tags[3])
 Value obj_out(const bb_obj_out &r)
 {
 	return {Object{{"id", {double(r.id)}}, {"ok", {r.ok != 0}}, {"x", {r.x}}}};
+}
+
+// set_node applies one mutation {id, key, value}.
+void set_node(State &st, const Value &node)
+{
+	std::string key = str(member(node, "key"));
+	if (bb_ui_set_named(&st.ui, num(member(node, "id"), "set_node"), key.data(), key.size(), num(member(node, "value"), "set_node")) < 0)
+		throw std::runtime_error("set_node: bad node or key");
 }
 
 const std::map<std::string, HostFn> &host_functions()
@@ -300,6 +320,27 @@ const std::map<std::string, HostFn> &host_functions()
 				 throw std::runtime_error("apply_ops: bad node or key");
 			 return Value{nullptr};
 		 }},
+		{"host_record",
+		 [](State &, const Array &a) {
+			 std::string text = str(member(arg(a, 0), "text"));
+			 bb_record in{int32_t(num(member(arg(a, 0), "id"), "host_record")), {text.data(), text.size()}};
+			 bb_record out = bb_record_host(&in);
+			 return Value{Object{{"id", {double(out.id)}}, {"text", {std::string(out.text.p, out.text.len)}}}};
+		 }},
+		{"set_node",
+		 [](State &st, const Array &a) {
+			 set_node(st, arg(a, 0));
+			 return Value{nullptr};
+		 }},
+		{"apply_batch",
+		 [](State &st, const Array &a) {
+			 const auto *list = std::get_if<Array>(&arg(a, 0).v);
+			 if (!list)
+				 throw std::runtime_error("apply_batch: expected an array");
+			 for (const auto &node : *list)
+				 set_node(st, node);
+			 return Value{nullptr};
+		 }},
 		{"host_bytes",
 		 [](State &, const Array &a) {
 			 double s = 0;
@@ -349,6 +390,48 @@ int call_obj(void *state, const bb_obj_in *in, bb_obj_out *out)
 	}
 }
 
+int call_text(void *state, const bb_str *in, bb_str *out)
+{
+	State &st = *static_cast<State *>(state);
+	try {
+		st.held = str(call_js(st, st.fn, {{std::string(in->p, in->len)}}));
+		*out = {st.held.data(), st.held.size()};
+		return 0;
+	} catch (const std::exception &e) {
+		return fail(e);
+	}
+}
+
+int call_record(void *state, const bb_record *in, bb_record *out)
+{
+	State &st = *static_cast<State *>(state);
+	try {
+		Value r = call_js(st, st.fn, {{Object{{"id", {double(in->id)}}, {"text", {std::string(in->text.p, in->text.len)}}}}});
+		st.held = str(member(r, "text"));
+		out->id = int32_t(num(member(r, "id"), "record"));
+		out->text = {st.held.data(), st.held.size()};
+		return 0;
+	} catch (const std::exception &e) {
+		return fail(e);
+	}
+}
+
+// call_fail calls the script's fail(i), which throws: the host takes the error's text and stack.
+int call_fail(void *state, int32_t i, bb_str *text)
+{
+	State &st = *static_cast<State *>(state);
+	try {
+		call_js(st, st.fn, {{double(i)}});
+		bb_error("fail(%d) returned instead of throwing", int(i));
+		return -1;
+	} catch (const ScriptError &) {
+		*text = {st.err, std::strlen(st.err)};
+		return 0;
+	} catch (const std::exception &e) {
+		return fail(e);
+	}
+}
+
 void teardown(void *state)
 {
 	State *st = static_cast<State *>(state);
@@ -359,17 +442,18 @@ void teardown(void *state)
 		JS_FreeValue(st->ctx, st->stringify);
 		bb_js_free(st->ctx);
 	}
+	free(st->text);
 	delete st;
 }
 
-// new_state makes a context with every host function and loads the case's script (bb_js_load), keeping fn_name.
-int new_state(const bb_case *c, void **state, const char *fn_name)
+// new_state makes a context with every host function (case_table.h loads the case's script into it).
+State *new_state(void **state)
 {
 	State *st = new State;
 	*state = st;
 	st->ctx = bb_js_new(st);
 	if (!st->ctx)
-		return -1;
+		return nullptr;
 	JSValue global = JS_GetGlobalObject(st->ctx);
 	// Typed arrays cross as arrays of numbers, as JSON has no bytes.
 	static const char to_text[] = "(v => JSON.stringify(ArrayBuffer.isView(v) ? Array.from(v) : v))";
@@ -383,48 +467,17 @@ int new_state(const bb_case *c, void **state, const char *fn_name)
 			rc = -1;
 	}
 	JS_FreeValue(st->ctx, global);
-	if (rc < 0)
-		return bb_js_fail(st->ctx);
-	return bb_js_load(st->ctx, c->name, fn_name, fn_name ? &st->fn : nullptr);
-}
-
-int setup_js_loop(const bb_case *c, void **state)
-{
-	return new_state(c, state, "bench");
-}
-
-int setup_ui(const bb_case *c, void **state)
-{
-	double r;
-	if (new_state(c, state, "bench") < 0)
-		return -1;
-	State *st = static_cast<State *>(*state);
-	st->unit_ops = BB_UI_FRAME;
-	if (bb_js_run_bench(st->ctx, st->fn, 3, &r) < 0 || bb_ui_check(&st->ui, 3) < 0)
-		return -1;
-	st->ui = bb_ui{};
-	return 0;
-}
-
-int setup_h2s_scalar(const bb_case *c, void **state)
-{
-	return new_state(c, state, "add") < 0 ? -1 : bb_check_add(*state, call_add);
-}
-
-int setup_h2s_object(const bb_case *c, void **state)
-{
-	return new_state(c, state, "obj") < 0 ? -1 : bb_check_obj(*state, call_obj);
-}
-
-int setup_callback(const bb_case *c, void **state)
-{
-	if (new_state(c, state, nullptr) < 0)
-		return -1;
-	if (!JS_IsFunction(static_cast<State *>(*state)->ctx, static_cast<State *>(*state)->fn)) {
-		bb_error("the script registered no callback");
-		return -1;
+	if (rc < 0) {
+		bb_js_fail(st->ctx);
+		return nullptr;
 	}
-	return bb_check_add(*state, call_add);
+	return st;
+}
+
+// callback_registered: host_register keeps the script's function in fn.
+int callback_registered(const State *st)
+{
+	return JS_IsFunction(st->ctx, st->fn);
 }
 
 } // namespace
