@@ -5,8 +5,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/bench-bridge/bench-bridge/config"
 )
 
 // TestLocalLinuxDeviceHasLoadAndLibc: on Linux the local target records the load average and the C library, as an
@@ -15,7 +13,7 @@ func TestLocalLinuxDeviceHasLoadAndLibc(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the local target reads load and libc on Linux")
 	}
-	l, err := NewLocal("linux", config.Target{Kind: "local"})
+	l, err := NewLocal("linux", Spec{Kind: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}
