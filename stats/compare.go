@@ -17,8 +17,8 @@ type Thresholds struct {
 	Alpha float64
 }
 
-// DefaultThresholds are the levels benchstat uses by default: Alpha 0.05.
-var DefaultThresholds = Thresholds{Alpha: 0.05}
+// DefaultThresholds are the levels benchstat uses by default: Alpha DefaultAlpha.
+var DefaultThresholds = Thresholds{Alpha: DefaultAlpha}
 
 // Comparison is the result of Compare.
 type Comparison struct {
@@ -42,6 +42,9 @@ type Comparison struct {
 	// N1 and N2 are the sizes of a and b.
 	N1, N2 int
 
+	// Err says why the test could not run (then P is 1); nil when it ran.
+	Err error
+
 	// Warnings lists problems that should be shown with the result:
 	// why the test could not run, or that the samples are too small to
 	// ever reach Alpha.
@@ -52,7 +55,8 @@ type Comparison struct {
 // medians, the Mann-Whitney U p-value, and whether the difference is
 // significant at th.Alpha. If the test cannot run (a sample is empty,
 // contains NaN, or all values are equal), P is 1, Significant is false,
-// and the reason is in Warnings. If P > Alpha and both samples are
+// and the reason is in Err and Warnings. An Alpha that CheckAlpha refuses
+// makes nothing significant, with a warning. If P > Alpha and both samples are
 // smaller than the size at which the test could reach Alpha at all,
 // a warning like benchstat's says so ("need >= 4 samples to detect a
 // difference at alpha level 0.05"). a and b are not modified.
@@ -67,15 +71,18 @@ func Compare(a, b []float64, th Thresholds) Comparison {
 		N1:    len(a),
 		N2:    len(b),
 	}
+	if err := CheckAlpha(alpha); err != nil {
+		c.Warnings = append(c.Warnings, "alpha "+err.Error())
+	}
 	p, err := MannWhitneyU(a, b)
 	if err != nil {
-		c.P = 1
+		c.P, c.Err = 1, err
 		c.Warnings = append(c.Warnings, err.Error())
 		return c
 	}
 	c.P = p
-	c.Significant = p <= alpha
-	if !c.Significant {
+	c.Significant = Significant(p, alpha)
+	if !c.Significant && CheckAlpha(alpha) == nil {
 		op, need := uTestSamples(alpha)
 		if c.N1 < need && c.N2 < need {
 			c.Warnings = append(c.Warnings,
