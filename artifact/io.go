@@ -119,6 +119,9 @@ func position(data []byte, offset int64) (line, col int) {
 
 // Validate checks what the schema promises beyond JSON types, naming the field that breaks it.
 func (a *Artifact) Validate() error {
+	if err := a.validateNumbers(); err != nil {
+		return err
+	}
 	if a.Target == "" {
 		return errors.New("field \"target\" is empty")
 	}
@@ -181,8 +184,12 @@ func validateProcesses(c Case, nprocs int) error {
 	return nil
 }
 
-// Write stores a as indented JSON at path atomically: a reader sees the old file or the new one, never a part.
+// Write stores a as indented JSON at path atomically: a reader sees the old file or the new one, never a part. An
+// artifact that Validate refuses is not written: Read could not load it back.
 func Write(path string, a *Artifact) error {
+	if err := a.Validate(); err != nil {
+		return fmt.Errorf("%s: not written: %w", path, err)
+	}
 	data, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding artifact for %s: %w", path, err)

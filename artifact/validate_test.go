@@ -1,0 +1,101 @@
+package artifact
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// two is a valid artifact of ref_js_loop and one crossing case whose ratio is 4.
+func two() *Artifact {
+	a := sample()
+	r, n, ref, x := 4.0, 1800.0, 450.0, 1e6/44.0
+	a.Cases[0].InstructionsPerOp = &ref
+	a.Cases = append(a.Cases, Case{Name: "callback", Crossing: true, Iterations: 100, SamplesNs: []float64{43, 44, 45},
+		MedianNs: 44, CILowNs: 43, CIHighNs: 45, CILevel: 0.75, RatioToRef: &r, CrossingsPerMs: &x, InstructionsPerOp: &n})
+	return a
+}
+
+func TestValidateNumbers(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(a *Artifact)
+		want   string
+	}{
+		{"valid", func(*Artifact) {}, ""},
+		{"ref instructions 0", func(a *Artifact) { *a.Cases[0].InstructionsPerOp = 0 },
+			`cases[0] (ref_js_loop): field "instructions_per_op" is 0, want a positive count`},
+		{"negative instructions", func(a *Artifact) { *a.Cases[1].InstructionsPerOp = -5 },
+			`cases[1] (callback): field "instructions_per_op" is -5`},
+		{"ratio that disagrees with the medians", func(a *Artifact) { *a.Cases[1].RatioToRef = 0.4 },
+			`cases[1] (callback): field "ratio_to_ref" is 0.4, but median_ns over ref_js_loop's is 4`},
+		{"negative ratio", func(a *Artifact) { *a.Cases[1].RatioToRef = -4 }, `field "ratio_to_ref" is -4`},
+		{"ratio without a ref", func(a *Artifact) { a.Cases = a.Cases[1:] }, "no ref_js_loop to divide by"},
+		{"NaN ratio", func(a *Artifact) { *a.Cases[1].RatioToRef = math.NaN() }, `field "cases[1].ratio_to_ref" is NaN, want a finite number`},
+		{"infinite median", func(a *Artifact) { a.Cases[1].MedianNs = math.Inf(1) }, `field "cases[1].median_ns" is +Inf`},
+		{"NaN timer overhead", func(a *Artifact) { a.TimerOverheadNs = math.NaN() }, `field "timer_overhead_ns" is NaN`},
+		{"negative timer overhead", func(a *Artifact) { a.TimerOverheadNs = -1e18 }, `field "timer_overhead_ns" is -1e+18, want a non-negative time`},
+		{"NaN temperature", func(a *Artifact) { a.Device.Thermal = []Thermal{{Zone: "cpu", Celsius: math.NaN()}} },
+			`field "device.thermal[0].celsius" is NaN`},
+		{"infinite battery", func(a *Artifact) { v := math.Inf(-1); a.Device.Android = &Android{BatteryCelsius: &v} },
+			`field "device.android.battery_celsius" is -Inf`},
+		{"interval level over 1", func(a *Artifact) { a.Cases[1].CILevel = 2 }, `cases[1] (callback): field "ci_level" is 2`},
+		{"zero crossings per ms", func(a *Artifact) { *a.Cases[1].CrossingsPerMs = 0 }, `field "crossings_per_ms" is 0`},
+		{"negative iterations", func(a *Artifact) { a.Cases[1].Iterations = -1 }, `field "iterations" is -1`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := two()
+			tt.change(a)
+			err := a.Validate()
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("want no error, got %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("error %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Write refuses an artifact it could not read back, naming the file and the field, and leaves no file behind.
+func TestWriteRefusesInvalidArtifacts(t *testing.T) {
+	a := two()
+	a.TimerOverheadNs = math.NaN()
+	path := filepath.Join(t.TempDir(), "a.json")
+	err := Write(path, a)
+	if err == nil || !strings.HasPrefix(err.Error(), path+": not written: ") || !strings.Contains(err.Error(), "timer_overhead_ns") {
+		t.Fatalf("err %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 0 {
+		t.Errorf("%d files left behind", len(entries))
+	}
+}
+
+// The same checks on load, from the file's text, naming the file.
+func TestReadRefusesBadNumbers(t *testing.T) {
+	data, err := os.ReadFile(writeTemp(t, two()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := string(data)
+	for _, tt := range []struct{ name, old, new, want string }{
+		{"ref instructions 0", `"instructions_per_op": 450`, `"instructions_per_op": 0`, `(ref_js_loop): field "instructions_per_op" is 0`},
+		{"stored ratio believed by nobody", `"ratio_to_ref": 4`, `"ratio_to_ref": 1.5`, `(callback): field "ratio_to_ref" is 1.5`},
+		{"number beyond float64", `"median_ns": 44`, `"median_ns": 1e309`, `number 1e309`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(valid, tt.old) {
+				t.Fatalf("the valid artifact has no %s:\n%s", tt.old, valid)
+			}
+			path := filepath.Join(t.TempDir(), "bad.json")
+			os.WriteFile(path, []byte(strings.Replace(valid, tt.old, tt.new, 1)), 0o644)
+			_, err := Read(path)
+			if err == nil || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %s: ...%s", err, path, tt.want)
+			}
+		})
+	}
+}
