@@ -1,0 +1,122 @@
+package artifact
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Kinds of Difference, in the order a reader should hear of them.
+const (
+	DiffDevice  = "device"  // another machine, CPU, kernel, or emulated on one side only: raw times do not compare
+	DiffEngine  = "engine"  // another QuickJS
+	DiffBuild   = "build"   // another program, compiler, flags or defines
+	DiffSession = "session" // measured in different sessions (runs), not side by side
+)
+
+// Difference is one way in which the origins of two artifacts differ: What (plural, "CPUs") has value A in the
+// first and B in the second.
+type Difference struct {
+	Kind string
+	What string
+	A, B string
+}
+
+// Differences lists how the origins of a and b differ: their device, engine, build and session. Only artifacts
+// without a DiffDevice difference (SameDevice) may be compared by raw time; the others compare by ratio to the
+// reference loop, which takes out the machine.
+func Differences(a, b *Artifact) []Difference {
+	var out []Difference
+	add := func(kind, what, x, y string) {
+		if x != y {
+			out = append(out, Difference{kind, what, orNone(x), orNone(y)})
+		}
+	}
+	da, db := a.Device, b.Device
+	add(DiffDevice, "models", da.model(), db.model())
+	add(DiffDevice, "CPUs", da.CPUModel, db.CPUModel)
+	add(DiffDevice, "architectures", da.Arch, db.Arch)
+	add(DiffDevice, "core counts", strconv.Itoa(da.Cores), strconv.Itoa(db.Cores))
+	add(DiffDevice, "kernels", da.Kernel, db.Kernel)
+	add(DiffDevice, "systems", da.OS, db.OS)
+	add(DiffDevice, "emulation", da.emulation(), db.emulation())
+	add(DiffEngine, "engines", da.QuickJS, db.QuickJS)
+	add(DiffBuild, "programs", a.programName(), b.programName())
+	add(DiffBuild, "compilers", da.Compiler, db.Compiler)
+	if onlyA, onlyB := wordDiff(da.CFlags, db.CFlags); onlyA != "" || onlyB != "" {
+		out = append(out, Difference{DiffBuild, "cflags", orNone(onlyA), orNone(onlyB)})
+	}
+	add(DiffBuild, "defines", strings.Join(a.Settings.Defines, " "), strings.Join(b.Settings.Defines, " "))
+	return out
+}
+
+// SameDevice reports whether a and b were measured on the same device: the same model, CPU, architecture, cores,
+// kernel and system, and both natively or both under an emulator. It is the one definition show and gate use.
+func SameDevice(a, b *Artifact) bool {
+	return !slices.ContainsFunc(Differences(a, b), func(d Difference) bool { return d.Kind == DiffDevice })
+}
+
+// Describe says what ds are, for a warning line: "different CPUs (Intel Xeon, AMD EPYC 7B13), kernels (6.1, 6.12)".
+func Describe(ds []Difference) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = fmt.Sprintf("%s (%s, %s)", d.What, d.A, d.B)
+	}
+	return "different " + strings.Join(parts, ", ")
+}
+
+// Emulation is "" for a device that ran the program natively, else "emulated" and the reason when there is one.
+func (d *Device) Emulation() string {
+	switch {
+	case !d.Emulated:
+		return ""
+	case d.EmulatedReason != "":
+		return "emulated: " + d.EmulatedReason
+	}
+	return "emulated"
+}
+
+func (d *Device) emulation() string {
+	if !d.Emulated {
+		return "native"
+	}
+	return d.Emulation()
+}
+
+func (d *Device) model() string {
+	if d.Android == nil {
+		return ""
+	}
+	return strings.TrimSpace(d.Android.Manufacturer + " " + d.Android.Model)
+}
+
+// programName is "floor" or the bridge with its codec: "json bridge".
+func (a *Artifact) programName() string {
+	if a.Program == ProgramBridge && a.Codec != "" {
+		return a.Codec + " bridge"
+	}
+	return a.Program
+}
+
+// wordDiff returns the words of x missing from y and those of y missing from x: what two flag lines do not share.
+func wordDiff(x, y string) (onlyX, onlyY string) {
+	wx, wy := strings.Fields(x), strings.Fields(y)
+	missing := func(from, in []string) string {
+		var out []string
+		for _, w := range from {
+			if !slices.Contains(in, w) {
+				out = append(out, w)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	return missing(wx, wy), missing(wy, wx)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,56 @@
+package artifact
+
+import (
+	"testing"
+)
+
+func TestSameDeviceAndDifferences(t *testing.T) {
+	native := Device{OS: "Linux (Debian 12)", Kernel: "6.1.0", Arch: "x86_64", CPUModel: "Intel(R) Xeon(R) Processor", Cores: 2,
+		Compiler: "gcc 12.2.0", CFlags: "-O2 -DBB_CODEC_JSON", QuickJS: "2025-04-26"}
+	tests := []struct {
+		name   string
+		change func(a *Artifact)
+		same   bool
+		want   string // Describe of the differences, "" for none
+	}{
+		{"identical", func(*Artifact) {}, true, ""},
+		{"another CPU", func(a *Artifact) { a.Device.CPUModel = "AMD EPYC 7B13" }, false,
+			"different CPUs (Intel(R) Xeon(R) Processor, AMD EPYC 7B13)"},
+		{"another kernel", func(a *Artifact) { a.Device.Kernel = "6.12.0" }, false, "different kernels (6.1.0, 6.12.0)"},
+		{"emulated", func(a *Artifact) { a.Device.Emulated, a.Device.EmulatedReason = true, "run prefix qemu-arm" }, false,
+			"different emulation (native, emulated: run prefix qemu-arm)"},
+		{"another phone", func(a *Artifact) { a.Device.Android = &Android{Manufacturer: "Google", Model: "Pixel 7"} }, false,
+			"different models (none, Google Pixel 7)"},
+		{"more cores", func(a *Artifact) { a.Device.Cores = 8 }, false, "different core counts (2, 8)"},
+		{"another engine", func(a *Artifact) { a.Device.QuickJS = "2024-01-13" }, true, "different engines (2025-04-26, 2024-01-13)"},
+		{"the floor", func(a *Artifact) { a.Program, a.Codec, a.Device.CFlags = ProgramFloor, "", "-O2" }, true,
+			"different programs (json bridge, floor), cflags (-DBB_CODEC_JSON, none)"},
+		{"another compiler", func(a *Artifact) { a.Device.Compiler = "clang 16" }, true, "different compilers (gcc 12.2.0, clang 16)"},
+		{"the same flags in another order", func(a *Artifact) { a.Device.CFlags = "-DBB_CODEC_JSON -O2" }, true, ""},
+		{"a define", func(a *Artifact) { a.Settings.Defines = []string{"BB_EXTRA_WORK"} }, true, "different defines (none, BB_EXTRA_WORK)"},
+		{"another target name, same machine", func(a *Artifact) { a.Target = "localhost" }, true, ""},
+		// Measured on another device with another build: every difference is named, the device's first.
+		{"everything", func(a *Artifact) { a.Device.Arch, a.Device.Compiler = "armv7l", "arm-linux-gnueabi-gcc" }, false,
+			"different architectures (x86_64, armv7l), compilers (gcc 12.2.0, arm-linux-gnueabi-gcc)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &Artifact{Target: "linux", Program: ProgramBridge, Codec: "json", Device: native}
+			b := &Artifact{Target: "linux", Program: ProgramBridge, Codec: "json", Device: native}
+			tt.change(b)
+			if got := SameDevice(a, b); got != tt.same {
+				t.Errorf("SameDevice = %v, want %v", got, tt.same)
+			}
+			if got := SameDevice(b, a); got != tt.same {
+				t.Errorf("SameDevice is not symmetric")
+			}
+			got := ""
+			if ds := Differences(a, b); len(ds) > 0 {
+				got = Describe(ds)
+			}
+			if got != tt.want {
+				t.Errorf("Describe = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
