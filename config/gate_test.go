@@ -35,7 +35,19 @@ func TestParseGateErrors(t *testing.T) {
 	tests := []struct{ name, text, want string }{
 		{"alpha", "[gate]\nalpha = 5\n", "gate.alpha is 5"},
 		{"metric", "[gate]\nmetric = \"cycles\"\n", `gate.metric is "cycles"`},
-		{"negative effect", "[gate]\nmin_effect = -0.1\n", "not negative"},
+		{"negative effect", "[gate]\nmin_effect = -0.1\n", "gate.min_effect is -0.1: not a relative change"},
+		// Values TOML can spell that would switch the gate off: a NaN alpha makes nothing significant, an infinite
+		// minimum effect makes no change large enough.
+		{"alpha nan", "[gate]\nalpha = nan\n", "gate.alpha is NaN: not a significance level"},
+		{"alpha inf", "[gate]\nalpha = inf\n", "gate.alpha is +Inf: not a significance level"},
+		{"alpha 1", "[gate]\nalpha = 1.0\n", "gate.alpha is 1: not a significance level"},
+		{"negative alpha", "[gate]\nalpha = -0.05\n", "gate.alpha is -0.05"},
+		{"min effect inf", "[gate]\nmin_effect = inf\n", "gate.min_effect is +Inf: not a relative change"},
+		{"min effect nan", "[gate]\nmin_effect = nan\n", "gate.min_effect is NaN"},
+		{"instructions threshold nan", "[gate]\ninstructions_threshold = -nan\n", "gate.instructions_threshold is NaN"},
+		{"case min effect inf", "[gate.cases.callback]\nmin_effect = inf\n", "gate.cases.callback.min_effect is +Inf"},
+		{"case instructions nan", "[gate.cases.callback]\ninstructions_threshold = nan\n", "gate.cases.callback.instructions_threshold is NaN"},
+		{"guard inf", "[[gate.guards]]\ncase = \"callback\"\nmax_ratio_to_ref = inf\n", "gate.guards[0] (callback): max_ratio_to_ref is +Inf"},
 		{"unknown case", "[gate.cases.scalar]\nmin_effect = 0.2\n", "gate.cases.scalar: unknown case"},
 		{"guard without bound", "[[gate.guards]]\ncase = \"callback\"\n", "gate.guards[0] (callback): max_ratio_to_ref"},
 		{"guard of unknown case", "[[gate.guards]]\ncase = \"nope\"\nmax_ratio_to_ref = 3\n", `gate.guards[0]: case "nope" is unknown`},

@@ -8,6 +8,7 @@ package gate
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -23,9 +24,8 @@ const (
 	Instructions = "instructions"
 )
 
-// Defaults of Options.
+// Defaults of Options; the significance level is stats.DefaultAlpha, the one show uses too.
 const (
-	DefaultAlpha                 = 0.05
 	DefaultMinEffect             = 0.10
 	DefaultInstructionsThreshold = 0.01
 )
@@ -48,7 +48,7 @@ func OptionsFrom(g config.Gate) Options {
 		o.Metric = Time
 	}
 	if o.Alpha == 0 {
-		o.Alpha = DefaultAlpha
+		o.Alpha = stats.DefaultAlpha
 	}
 	if o.MinEffect == 0 {
 		o.MinEffect = DefaultMinEffect
@@ -57,6 +57,31 @@ func OptionsFrom(g config.Gate) Options {
 		o.InstructionsThreshold = DefaultInstructionsThreshold
 	}
 	return o
+}
+
+// Check refuses thresholds that would switch the gate off (a NaN alpha finds nothing significant, an infinite
+// minimum effect nothing large enough), naming the option. The command and the config check their own spellings of
+// them first; this is the gate's own guard.
+func (o Options) Check() error {
+	if err := stats.CheckAlpha(o.Alpha); err != nil {
+		return fmt.Errorf("gate: alpha %v: %w", o.Alpha, err)
+	}
+	if err := stats.CheckEffect(o.MinEffect); err != nil {
+		return fmt.Errorf("gate: minimum effect %v: %w", o.MinEffect, err)
+	}
+	if err := stats.CheckEffect(o.InstructionsThreshold); err != nil {
+		return fmt.Errorf("gate: instructions threshold %v: %w", o.InstructionsThreshold, err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(o.Cases)) {
+		c := o.Cases[name]
+		if err := stats.CheckEffect(c.MinEffect); err != nil {
+			return fmt.Errorf("gate: minimum effect of %s %v: %w", name, c.MinEffect, err)
+		}
+		if err := stats.CheckEffect(c.InstructionsThreshold); err != nil {
+			return fmt.Errorf("gate: instructions threshold of %s %v: %w", name, c.InstructionsThreshold, err)
+		}
+	}
+	return nil
 }
 
 // threshold is the least relative change that counts for name under the metric.
@@ -126,6 +151,10 @@ type Result struct {
 	Notes     []string      `json:"notes"`
 	// Confirmation is the rerun's artifact, when --confirm reran flagged cases.
 	Confirmation string `json:"confirmation,omitempty"`
+	// BaselineEmulated and CurrentEmulated say, when that side ran under an emulator, so and why
+	// (artifact.Device.Emulation): its numbers are the emulator's, not the device's.
+	BaselineEmulated string `json:"baseline_emulated,omitempty"`
+	CurrentEmulated  string `json:"current_emulated,omitempty"`
 }
 
 // Regressions lists the cases and guards that fail the gate.
@@ -160,9 +189,12 @@ func (r *Result) Flagged() []string {
 	return out
 }
 
-// Compare gates cur (read from curFile) against base (from baseFile). It fails only when the two cannot be
-// compared at all: no ref_js_loop, or instruction counts from different builds.
+// Compare gates cur (read from curFile) against base (from baseFile). It fails when the thresholds are no thresholds
+// (Options.Check) or the two cannot be compared at all: no ref_js_loop, or instruction counts from different builds.
 func Compare(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*Result, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
 	r := &Result{Label: cur.Label(), Baseline: baseFile, Current: curFile, Metric: o.Metric, Cases: []CaseResult{},
 		Guards: []GuardResult{}, Notes: []string{}}
 	if o.Metric == Time {
@@ -189,8 +221,11 @@ func Compare(base, cur *artifact.Artifact, baseFile, curFile string, o Options) 
 	if !cur.Complete {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s is an incomplete run: %d cases measured, %d failed", curFile, len(cur.Cases), len(cur.Failures)))
 	}
-	if base.Device.Emulated || cur.Device.Emulated {
-		r.Notes = append(r.Notes, "measured under an emulator: not the device's numbers")
+	r.BaselineEmulated, r.CurrentEmulated = base.Device.Emulation(), cur.Device.Emulation()
+	// The gate compares ratios to ref_js_loop whatever the two are; when their origins differ, one line says how,
+	// since only the ratio then means anything.
+	if ds := artifact.Differences(base, cur); len(ds) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("warning: %s and %s come from %s: comparing ×ref only", baseFile, curFile, artifact.Describe(ds)))
 	}
 	for _, name := range order(base, cur) {
 		if name == cases.RefCase {
@@ -213,8 +248,14 @@ func comparableCounts(base, cur *artifact.Artifact, baseFile, curFile string) er
 		a    *artifact.Artifact
 		file string
 	}{{base, baseFile}, {cur, curFile}} {
-		if ref := side.a.Case(cases.RefCase); ref.InstructionsPerOp == nil {
+		ref := side.a.Case(cases.RefCase)
+		if ref.InstructionsPerOp == nil {
 			return fmt.Errorf("%s: no instruction counts (measure with --metric instructions)", side.file)
+		}
+		// Every count is divided by the reference's: 0 would make every case "improved" (artifact.Read refuses it
+		// too; this guards artifacts made in memory).
+		if n := *ref.InstructionsPerOp; !(n > 0) || math.IsInf(n, 0) {
+			return fmt.Errorf("%s: %s: field \"instructions_per_op\" is %v, want a positive count", side.file, cases.RefCase, n)
 		}
 	}
 	for _, f := range []struct{ what, b, c string }{

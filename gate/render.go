@@ -74,7 +74,25 @@ func (res *Result) how() string {
 }
 
 func (res *Result) header() []string {
-	return []string{"case", "baseline ×ref", "current ×ref", "change", "p", "min", "verdict"}
+	mark := func(emulated string) string {
+		if emulated != "" {
+			return " (emulated)"
+		}
+		return ""
+	}
+	return []string{"case", "baseline ×ref" + mark(res.BaselineEmulated), "current ×ref" + mark(res.CurrentEmulated),
+		"change", "p", "min", "verdict"}
+}
+
+// sides names the two artifacts, each with why it is emulated when it is: "b.json -> c.json [emulated: ...]".
+func (res *Result) sides(quote func(string) string, arrow string) string {
+	side := func(file, emulated string) string {
+		if emulated != "" {
+			return quote(file) + " [" + emulated + "]"
+		}
+		return quote(file)
+	}
+	return side(res.Baseline, res.BaselineEmulated) + " " + arrow + " " + side(res.Current, res.CurrentEmulated)
 }
 
 // rows renders the case rows as text and markdown show them.
@@ -141,7 +159,7 @@ func (res *Result) footer() []string {
 
 func renderText(w io.Writer, r *Report) error {
 	for _, res := range r.Results {
-		fmt.Fprintf(w, "%s: %s -> %s (%s)\n", res.Label, res.Baseline, res.Current, res.how())
+		fmt.Fprintf(w, "%s: %s (%s)\n", res.Label, res.sides(func(s string) string { return s }, "->"), res.how())
 		var buf bytes.Buffer
 		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 		for _, row := range append([][]string{res.header()}, res.rows()...) {
@@ -172,7 +190,7 @@ func renderMarkdown(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(w, "## %s %s\n\n", mark, r.summary())
 	for _, res := range r.Results {
-		fmt.Fprintf(w, "### %s\n\n`%s` → `%s`: %s\n\n", res.Label, res.Baseline, res.Current, res.how())
+		fmt.Fprintf(w, "### %s\n\n%s: %s\n\n", res.Label, res.sides(func(s string) string { return "`" + s + "`" }, "→"), res.how())
 		h := res.header()
 		fmt.Fprintln(w, "| "+strings.Join(h, " | ")+" |")
 		fmt.Fprintln(w, "|---|"+strings.Repeat("---:|", len(h)-2)+"---|")

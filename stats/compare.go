@@ -72,7 +72,7 @@ func Compare(a, b []float64, th Thresholds) Comparison {
 		N2:    len(b),
 	}
 	if err := CheckAlpha(alpha); err != nil {
-		c.Warnings = append(c.Warnings, "alpha "+err.Error())
+		c.Warnings = append(c.Warnings, fmt.Sprintf("alpha %v: %v", alpha, err))
 	}
 	p, err := MannWhitneyU(a, b)
 	if err != nil {

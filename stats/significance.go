@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -10,11 +11,11 @@ import (
 // that show and gate share.
 const DefaultAlpha = 0.05
 
-// CheckAlpha returns an error unless alpha is a significance level: a finite number strictly between 0 and 1. NaN
+// CheckAlpha returns an error (without the value: the caller names it and where it came from) unless alpha is a significance level: a finite number strictly between 0 and 1. NaN
 // would make every p-value "not significant" and so switch off whatever decides on it.
 func CheckAlpha(alpha float64) error {
 	if !(alpha > 0 && alpha < 1) {
-		return fmt.Errorf("%v is not a significance level: want a number strictly between 0 and 1, like %v", alpha, DefaultAlpha)
+		return fmt.Errorf("not a significance level: want a number strictly between 0 and 1, like %v", DefaultAlpha)
 	}
 	return nil
 }
@@ -32,4 +33,13 @@ func Median(xs []float64) float64 {
 		return math.NaN()
 	}
 	return median(xs)
+}
+
+// CheckEffect returns an error unless v is a minimum effect: a relative change (0.10 for 10%) that is finite and at
+// least 0. NaN or +Inf would make no change large enough, and so pass everything.
+func CheckEffect(v float64) error {
+	if !(v >= 0) || math.IsInf(v, 0) {
+		return errors.New("not a relative change: want a finite number of at least 0, like 0.10 for 10%")
+	}
+	return nil
 }

@@ -74,3 +74,11 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckEffect(t *testing.T) {
+	for v, valid := range map[float64]bool{0: true, 0.1: true, 3: true, -0.1: false, math.NaN(): false, math.Inf(1): false, math.Inf(-1): false} {
+		if err := CheckEffect(v); (err == nil) != valid {
+			t.Errorf("CheckEffect(%v) = %v, want valid %v", v, err, valid)
+		}
+	}
+}

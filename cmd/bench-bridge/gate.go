@@ -18,6 +18,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/runner"
+	"github.com/bench-bridge/bench-bridge/stats"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -59,7 +60,7 @@ Exit status: 0 when nothing regressed, 3 on a regression, 1 on an error.`,
 	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(gate.Formats, ", "))
 	f.BoolVar(&o.confirm, "confirm", false, "rerun the flagged cases on the current artifact's target before failing; fail only when the rerun regresses too")
 	f.StringVar(&o.metric, "metric", "", "time or instructions (default: the config's gate.metric, else time)")
-	f.Float64Var(&o.alpha, "alpha", 0, "significance level of the U test (default: the config's, else 0.05)")
+	f.Float64Var(&o.alpha, "alpha", 0, fmt.Sprintf("significance level of the U test, strictly between 0 and 1 (default: the config's, else %v)", stats.DefaultAlpha))
 	f.Float64Var(&o.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
 	f.StringVar(&o.configFile, "config", "", "config file (default ./"+config.DefaultFile+" when it exists)")
 	return cmd
@@ -86,15 +87,16 @@ func gateRun(ctx context.Context, cmd *cobra.Command, o *gateOptions, basePath, 
 	if opts.Metric != gate.Time && opts.Metric != gate.Instructions {
 		return fmt.Errorf("--metric %q: want time or instructions", opts.Metric)
 	}
+	// NaN and Inf parse as floats; either would switch the gate off, so each flag is checked for range and finiteness.
 	if cmd.Flags().Changed("alpha") {
-		if o.alpha <= 0 || o.alpha >= 1 {
-			return fmt.Errorf("--alpha %v: want a level between 0 and 1, like 0.05", o.alpha)
+		if err := stats.CheckAlpha(o.alpha); err != nil {
+			return fmt.Errorf("--alpha %v: %w", o.alpha, err)
 		}
 		opts.Alpha = o.alpha
 	}
 	if cmd.Flags().Changed("min-effect") {
-		if o.minEffect < 0 {
-			return fmt.Errorf("--min-effect %v: want a relative change like 0.10", o.minEffect)
+		if err := stats.CheckEffect(o.minEffect); err != nil {
+			return fmt.Errorf("--min-effect %v: %w", o.minEffect, err)
 		}
 		opts.MinEffect = o.minEffect
 	}

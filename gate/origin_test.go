@@ -1,0 +1,107 @@
+package gate
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/config"
+)
+
+// Options that would switch the gate off are an error, not a pass: a case three times slower used to pass with a
+// NaN alpha or an infinite minimum effect.
+func TestCompareRefusesThresholdsThatSwitchItOff(t *testing.T) {
+	slow := scaled(base, map[string]float64{"script_to_host_scalar": 3})
+	tests := []struct {
+		name   string
+		change func(o *Options)
+		want   string
+	}{
+		{"NaN alpha", func(o *Options) { o.Alpha = math.NaN() }, "gate: alpha NaN: not a significance level"},
+		{"alpha 1", func(o *Options) { o.Alpha = 1 }, "gate: alpha 1"},
+		{"infinite minimum effect", func(o *Options) { o.MinEffect = math.Inf(1) }, "gate: minimum effect +Inf: not a relative change"},
+		{"NaN minimum effect", func(o *Options) { o.MinEffect = math.NaN() }, "gate: minimum effect NaN"},
+		{"NaN instructions threshold", func(o *Options) { o.InstructionsThreshold = math.NaN() }, "gate: instructions threshold NaN"},
+		{"infinite case override", func(o *Options) {
+			o.Cases = map[string]config.GateCase{"script_to_host_scalar": {MinEffect: math.Inf(1)}}
+		}, "gate: minimum effect of script_to_host_scalar +Inf"},
+	}
+	o := OptionsFrom(config.Gate{})
+	r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, slow), "b.json", "c.json", o)
+	if err != nil || verdicts(r)["script_to_host_scalar"] != Regressed {
+		t.Fatalf("3x slower with the defaults: %v, %v", err, r)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := OptionsFrom(config.Gate{})
+			tt.change(&o)
+			_, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, slow), "b.json", "c.json", o)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// A reference count of 0 divides every count by zero: every case would be "improved".
+func TestCompareRefusesAZeroReferenceCount(t *testing.T) {
+	counts := map[string]float64{cases.RefCase: 451, "script_to_host_scalar": 19041}
+	b := withInstructions(fake(t, 1, 0.02, base), counts)
+	c := withInstructions(fake(t, 2, 0.02, base), scaled(counts, map[string]float64{cases.RefCase: 0}))
+	_, err := Compare(b, c, "b.json", "c.json", OptionsFrom(config.Gate{Metric: Instructions}))
+	if err == nil || !strings.Contains(err.Error(), `c.json: ref_js_loop: field "instructions_per_op" is 0, want a positive count`) {
+		t.Errorf("err %v", err)
+	}
+}
+
+// Artifacts of different devices are gated by ×ref (as always) with one warning line that names the difference; an
+// emulated side is marked next to its numbers, with the reason.
+func TestCompareNamesDifferentOriginsAndEmulation(t *testing.T) {
+	b, c := fake(t, 1, 0.02, base), fake(t, 2, 0.02, base)
+	b.Device.CPUModel, c.Device.CPUModel = "Intel Xeon Processor", "AMD EPYC 7B13"
+	c.Device.Emulated, c.Device.EmulatedReason = true, "arm program on an x86_64 kernel"
+	r, err := Compare(b, c, "A.json", "B.json", OptionsFrom(config.Gate{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	for _, n := range r.Notes {
+		if strings.HasPrefix(n, "warning: ") {
+			warnings = append(warnings, n)
+		}
+	}
+	want := "warning: A.json and B.json come from different CPUs (Intel Xeon Processor, AMD EPYC 7B13), emulation " +
+		"(native, emulated: arm program on an x86_64 kernel): comparing ×ref only"
+	if len(warnings) != 1 || warnings[0] != want {
+		t.Errorf("warnings %q, want one: %q", warnings, want)
+	}
+	report := &Report{Results: []*Result{r}, Notes: []string{}}
+	for format, want := range map[string][]string{
+		"text":     {"json linux: A.json -> B.json [emulated: arm program on an x86_64 kernel] (", "current ×ref (emulated)", want},
+		"markdown": {"`A.json` → `B.json` [emulated: arm program on an x86_64 kernel]: ", "| current ×ref (emulated) |", "- " + want},
+		"json":     {`"current_emulated": "emulated: arm program on an x86_64 kernel"`},
+	} {
+		var buf bytes.Buffer
+		if err := Render(&buf, report, format); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%s output lacks %q:\n%s", format, w, buf.String())
+			}
+		}
+		if strings.Contains(buf.String(), "baseline ×ref (emulated)") || strings.Contains(buf.String(), "baseline_emulated") {
+			t.Errorf("%s: the native baseline is marked emulated:\n%s", format, buf.String())
+		}
+	}
+
+	// The same device: no warning.
+	r, _ = Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, base), "A.json", "B.json", OptionsFrom(config.Gate{}))
+	for _, n := range r.Notes {
+		if strings.HasPrefix(n, "warning: ") {
+			t.Errorf("same device: %q", n)
+		}
+	}
+}
