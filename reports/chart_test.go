@@ -11,7 +11,12 @@ import (
 
 func testTable(t *testing.T) *Table {
 	t.Helper()
-	files := []string{"testdata/floor.json", "testdata/json.json"}
+	return tableOf(t, "testdata/floor.json", "testdata/json.json")
+}
+
+// tableOf builds the table of the artifacts in files.
+func tableOf(t *testing.T, files ...string) *Table {
+	t.Helper()
 	var arts []*artifact.Artifact
 	for _, f := range files {
 		a, err := artifact.Read(f)

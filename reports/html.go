@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"html/template"
 	"io"
+
+	"github.com/bench-bridge/bench-bridge/stats"
 )
 
 // page is one self-contained HTML page: no script, no external style sheet, the chart inline as SVG.
@@ -25,7 +27,9 @@ figure svg { max-width: 100%; height: auto; }
 <body>
 <h1>bench-bridge</h1>
 <p>Times per op; ×ref is the median over <code>ref_js_loop</code>'s in the same artifact; "vs" is the ratio of medians
-against the first artifact, with the Mann-Whitney U test's p-value ("~": not significant at 0.05).</p>
+against the first artifact (of ×ref where the two differ in device, engine or build), with the Mann-Whitney U test's
+p-value ("~": not significant at {{.Alpha}}; "-": no test, the devices differ). "-" in the interval column: no 95%
+interval.</p>
 <table>
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
@@ -50,7 +54,8 @@ func renderHTML(w io.Writer, t *Table) error {
 		Frame   string
 		Chart   template.HTML
 		Notes   []string
-	}{Columns: t.Columns, Header: t.header(), Frame: t.frameLine(), Notes: t.Notes}
+		Alpha   float64
+	}{Columns: t.Columns, Header: t.header(), Frame: t.frameLine(), Notes: t.footNotes(), Alpha: stats.DefaultAlpha}
 	for _, r := range t.Rows {
 		data.Rows = append(data.Rows, t.cells(r))
 	}

@@ -47,7 +47,11 @@ func (t *Table) header() []string {
 			h = append(h, "instr/op")
 		}
 		if i > 0 {
-			h = append(h, "vs "+t.Columns[0].Label, "p")
+			vs := "vs " + t.Columns[0].Label
+			if c.VsFirst == ByRatio {
+				vs = "×ref " + vs
+			}
+			h = append(h, vs, "p")
 		}
 	}
 	return h
@@ -88,10 +92,11 @@ func (t *Table) cells(r Row) []string {
 	return out
 }
 
-// interval shows the median's confidence interval as benchstat does: ± the larger relative distance.
+// interval shows the median's confidence interval as benchstat does: ± the larger relative distance; "-" when the
+// artifact has no interval at Level (never ±0% for an interval that was not computed).
 func interval(c Cell) string {
-	if c.MedianNs == 0 {
-		return ""
+	if c.MedianNs == 0 || !c.HasInterval() {
+		return "-"
 	}
 	spread := math.Max(c.MedianNs-c.CILowNs, c.CIHighNs-c.MedianNs) / c.MedianNs
 	return fmt.Sprintf("±%.0f%%", 100*spread)
@@ -117,13 +122,16 @@ func count(v *float64) string {
 	return thousands(*v)
 }
 
-// comparison shows the ratio to the first column, or "~" when the U test finds no significant difference.
+// comparison shows the ratio to the first column, or "~" when the U test finds no significant difference; p is "-"
+// where there was no test (artifacts of different devices).
 func comparison(c Cell) (vs, p string) {
 	switch {
 	case c.VsFirst == nil:
 		return "", ""
 	case c.TestError != "":
 		return significant(*c.VsFirst) + "x", "? (" + c.TestError + ")"
+	case c.PValue == nil:
+		return significant(*c.VsFirst) + "x", "-"
 	case !c.Significant:
 		return "~", fmt.Sprintf("p=%.3f", *c.PValue)
 	}
@@ -203,20 +211,29 @@ func writeFooter(w io.Writer, t *Table, bullet string) error {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, line)
 	}
-	if len(t.Notes) > 0 {
+	if notes := t.footNotes(); len(notes) > 0 {
 		fmt.Fprintln(w)
-		for _, n := range t.Notes {
+		for _, n := range notes {
 			fmt.Fprintln(w, bullet+n)
 		}
 	}
 	return nil
 }
 
+// footNotes are the warnings, each prefixed "warning: ", then the notes.
+func (t *Table) footNotes() []string {
+	var out []string
+	for _, w := range t.Warnings {
+		out = append(out, "warning: "+w)
+	}
+	return append(out, t.Notes...)
+}
+
 // renderCSV writes one record per case and artifact, with raw numbers, for spreadsheets and scripts.
 func renderCSV(w io.Writer, t *Table) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"case", "crossing", "artifact", "median_ns", "ci_low_ns", "ci_high_ns", "ratio_to_ref",
-		"crossings_per_ms", "vs_first", "p_value", "failed"})
+		"crossings_per_ms", "vs_first", "vs_first_by", "p_value", "failed", "emulated"})
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	opt := func(v *float64) string {
 		if v == nil {
@@ -226,10 +243,24 @@ func renderCSV(w io.Writer, t *Table) error {
 	}
 	for _, r := range t.Rows {
 		for i, c := range r.Cells {
-			rec := []string{r.Case, strconv.FormatBool(r.Crossing), t.Columns[i].Label, "", "", "", "", "", "", "", c.Failed}
+			col := t.Columns[i]
+			emulated := ""
+			if col.Emulated {
+				emulated = "emulated"
+				if col.EmulatedReason != "" {
+					emulated += ": " + col.EmulatedReason
+				}
+			}
+			rec := []string{r.Case, strconv.FormatBool(r.Crossing), col.Label, "", "", "", "", "", "", "", "", c.Failed, emulated}
 			if !c.Missing {
-				rec[3], rec[4], rec[5] = num(c.MedianNs), num(c.CILowNs), num(c.CIHighNs)
-				rec[6], rec[7], rec[8], rec[9] = opt(c.RatioToRef), opt(c.CrossingsPerMs), opt(c.VsFirst), opt(c.PValue)
+				rec[3] = num(c.MedianNs)
+				if c.HasInterval() {
+					rec[4], rec[5] = num(c.CILowNs), num(c.CIHighNs)
+				}
+				rec[6], rec[7], rec[8], rec[10] = opt(c.RatioToRef), opt(c.CrossingsPerMs), opt(c.VsFirst), opt(c.PValue)
+				if c.VsFirst != nil {
+					rec[9] = col.VsFirst
+				}
 			}
 			cw.Write(rec)
 		}

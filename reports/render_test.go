@@ -13,29 +13,37 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// TestRenderGolden renders testdata/floor.json beside testdata/json.json in every format and compares with the
-// golden files; on a mismatch it writes the output next to the golden file as .got.
+// TestRenderGolden renders every format of two tables and compares with the golden files; on a mismatch it writes
+// the output next to the golden file as .got. "show": testdata/floor.json beside testdata/json.json, the floor and
+// the bridge on one device. "cross": testdata/json.json beside testdata/arm-emulated.json, another device under an
+// emulator with 5 samples a case: one warning that names the difference, ×ref only and no p, "-" for every interval
+// with one warning line for all of them, and the emulation marked next to the numbers.
 func TestRenderGolden(t *testing.T) {
-	table := testTable(t)
-	for _, format := range Formats {
-		t.Run(format, func(t *testing.T) {
-			var buf bytes.Buffer
-			if err := Render(&buf, table, format); err != nil {
-				t.Fatal(err)
-			}
-			golden := filepath.Join("testdata", "show."+format+".golden")
-			if *update {
-				os.WriteFile(golden, buf.Bytes(), 0o644)
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				os.WriteFile(golden+".got", buf.Bytes(), 0o644)
-				t.Errorf("%s output differs from %s (see %s.got)", format, golden, golden)
-			}
-		})
+	for name, files := range map[string][]string{
+		"show":  {"testdata/floor.json", "testdata/json.json"},
+		"cross": {"testdata/json.json", "testdata/arm-emulated.json"},
+	} {
+		table := tableOf(t, files...)
+		for _, format := range Formats {
+			t.Run(name+"/"+format, func(t *testing.T) {
+				var buf bytes.Buffer
+				if err := Render(&buf, table, format); err != nil {
+					t.Fatal(err)
+				}
+				golden := filepath.Join("testdata", name+"."+format+".golden")
+				if *update {
+					os.WriteFile(golden, buf.Bytes(), 0o644)
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(buf.Bytes(), want) {
+					os.WriteFile(golden+".got", buf.Bytes(), 0o644)
+					t.Errorf("%s output differs from %s (see %s.got)", format, golden, golden)
+				}
+			})
+		}
 	}
 }
 

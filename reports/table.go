@@ -4,6 +4,8 @@ package reports
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
@@ -19,15 +21,24 @@ type Table struct {
 	Rows    []Row    `json:"rows"`
 	// Frame is what 1 ms of a 60 Hz frame buys in FrameCase crossings, per column (nil where not measured).
 	Frame []*float64 `json:"frame_crossings_per_ms"`
-	Notes []string   `json:"notes"`
+	// Warnings say what limits the comparison: artifacts of different origins, intervals that could not be computed.
+	// One line each, however many cases they concern.
+	Warnings []string `json:"warnings"`
+	Notes    []string `json:"notes"`
 }
 
 // Column is one artifact.
 type Column struct {
+	// Label names the artifact, with " (emulated)" when it ran under an emulator.
 	Label    string `json:"label"`
 	File     string `json:"file"`
 	Complete bool   `json:"complete"`
 	Emulated bool   `json:"emulated"`
+	// EmulatedReason says why the artifact counts as emulated, when it does.
+	EmulatedReason string `json:"emulated_reason,omitempty"`
+	// VsFirst is how the column compares with the first (absent in the first): ByTime when both come from the same
+	// device, engine and build, else ByRatio.
+	VsFirst string `json:"vs_first_by,omitempty"`
 	// Device is where the artifact was measured, for renderers that name it (benchstat's goos, goarch, cpu).
 	Device artifact.Device `json:"-"`
 }
@@ -41,14 +52,17 @@ type Row struct {
 
 // Cell is one case in one artifact. Missing is set when the artifact has no result for the case.
 type Cell struct {
-	Missing        bool     `json:"missing,omitempty"`
-	Failed         string   `json:"failed,omitempty"`
-	MedianNs       float64  `json:"median_ns,omitempty"`
+	Missing  bool    `json:"missing,omitempty"`
+	Failed   string  `json:"failed,omitempty"`
+	MedianNs float64 `json:"median_ns,omitempty"`
+	// CILowNs and CIHighNs bound the median's interval at Level; both 0 when the artifact has no such interval.
 	CILowNs        float64  `json:"ci_low_ns,omitempty"`
 	CIHighNs       float64  `json:"ci_high_ns,omitempty"`
+	CILevel        float64  `json:"ci_level,omitempty"`
 	RatioToRef     *float64 `json:"ratio_to_ref,omitempty"`
 	CrossingsPerMs *float64 `json:"crossings_per_ms,omitempty"`
-	// Against the first column (absent in the first column itself).
+	// Against the first column (absent in the first column itself), as the column's VsFirst says: the ratio of
+	// medians, or of ratios to ref_js_loop. The p-value is absent where the devices differ.
 	VsFirst     *float64 `json:"vs_first,omitempty"`
 	PValue      *float64 `json:"p_value,omitempty"`
 	Significant bool     `json:"significant,omitempty"`
@@ -60,12 +74,19 @@ type Cell struct {
 	InstructionsPerOp *float64 `json:"instructions_per_op,omitempty"`
 }
 
-// Alpha is the significance level of the comparison with the first column.
-const Alpha = 0.05
+// How a column compares with the first.
+const (
+	ByTime  = "ns/op"        // the same device, engine and build: the ratio of medians, the U test on the samples
+	ByRatio = "ratio_to_ref" // anything else: the ratio of ratios to ref_js_loop; the U test only on the same device
+)
+
+// Level is the confidence of the intervals the table shows; an artifact's interval of a lower level (too few
+// samples) is not shown.
+const Level = 0.95
 
 // Build makes the table for artifacts read from files (files[i] is where arts[i] came from).
 func Build(arts []*artifact.Artifact, files []string) *Table {
-	t := &Table{Notes: []string{}}
+	t := &Table{Warnings: []string{}, Notes: []string{}}
 	labels := map[string]int{}
 	for _, a := range arts {
 		labels[a.Label()]++
@@ -75,7 +96,19 @@ func Build(arts []*artifact.Artifact, files []string) *Table {
 		if labels[label] > 1 {
 			label += " (" + files[i] + ")"
 		}
-		t.Columns = append(t.Columns, Column{Label: label, File: files[i], Complete: a.Complete, Emulated: a.Device.Emulated, Device: a.Device})
+		if a.Device.Emulated {
+			label += " (emulated)"
+		}
+		col := Column{Label: label, File: files[i], Complete: a.Complete, Emulated: a.Device.Emulated,
+			EmulatedReason: a.Device.EmulatedReason, Device: a.Device}
+		if i > 0 {
+			col.VsFirst = ByTime
+			if ds := artifact.Differences(arts[0], a); len(ds) > 0 {
+				col.VsFirst = ByRatio
+				t.Warnings = append(t.Warnings, originWarning(files[0], files[i], ds))
+			}
+		}
+		t.Columns = append(t.Columns, col)
 	}
 	for _, name := range caseOrder(arts) {
 		row := Row{Case: name}
@@ -87,7 +120,7 @@ func Build(arts []*artifact.Artifact, files []string) *Table {
 			if c := a.Case(name); c != nil {
 				row.Crossing = row.Crossing || c.Crossing
 				if first := arts[0].Case(name); i > 0 && first != nil {
-					compare(&cell, first, c)
+					compare(&cell, arts[0], a, first, c, t.Columns[i].VsFirst)
 				}
 			}
 			row.Cells = append(row.Cells, cell)
@@ -102,7 +135,61 @@ func Build(arts []*artifact.Artifact, files []string) *Table {
 		t.Frame = append(t.Frame, frame)
 		t.Notes = append(t.Notes, notes(t.Columns[i].Label, a)...)
 	}
+	if w := t.intervalWarning(); w != "" {
+		t.Warnings = append(t.Warnings, w)
+	}
 	return t
+}
+
+// originWarning is the one line that says why a column compares with the first by ratio only.
+func originWarning(first, file string, ds []artifact.Difference) string {
+	how := "comparing ×ref"
+	if slices.ContainsFunc(ds, func(d artifact.Difference) bool { return d.Kind == artifact.DiffDevice }) {
+		how = "comparing ×ref only, no test of significance"
+	}
+	return fmt.Sprintf("%s and %s come from %s: %s", first, file, artifact.Describe(ds), how)
+}
+
+// intervalWarning is one line for every case whose interval is not shown, or "".
+func (t *Table) intervalWarning() string {
+	var parts []string
+	for i, col := range t.Columns {
+		n, fewest, most := 0, 0, 0
+		for _, r := range t.Rows {
+			if c := r.Cells[i]; !c.Missing && !c.HasInterval() {
+				k := len(c.SamplesNs)
+				if n == 0 || k < fewest {
+					fewest = k
+				}
+				most = max(most, k)
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		samples := fmt.Sprintf("%d %s", fewest, plural(fewest, "sample", "samples"))
+		if most != fewest {
+			samples = fmt.Sprintf("%d to %d samples", fewest, most)
+		}
+		parts = append(parts, fmt.Sprintf("%d %s of %s with %s", n, plural(n, "case", "cases"), col.Label, samples))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("no %.0f%% interval, shown as -, for %s: too few samples (raise --samples)", 100*Level, strings.Join(parts, ", "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// HasInterval reports whether the cell has a median interval at Level.
+func (c Cell) HasInterval() bool {
+	return c.CILevel >= Level-1e-9
 }
 
 // caseOrder is the catalogue's order, then any other case in the order the artifacts list them.
@@ -139,28 +226,62 @@ func cellFor(a *artifact.Artifact, name string) Cell {
 		}
 		return Cell{Missing: true}
 	}
-	return Cell{MedianNs: c.MedianNs, CILowNs: c.CILowNs, CIHighNs: c.CIHighNs, RatioToRef: c.RatioToRef, CrossingsPerMs: c.CrossingsPerMs,
+	cell := Cell{MedianNs: c.MedianNs, CILevel: c.CILevel, RatioToRef: c.RatioToRef, CrossingsPerMs: c.CrossingsPerMs,
 		SamplesNs: c.SamplesNs, Iterations: c.Iterations, InstructionsPerOp: c.InstructionsPerOp}
+	if cell.HasInterval() {
+		cell.CILowNs, cell.CIHighNs = c.CILowNs, c.CIHighNs
+	}
+	return cell
 }
 
-// compare fills the cell's comparison with the first column: the ratio of medians and a Mann-Whitney U test.
-func compare(cell *Cell, first, c *artifact.Case) {
-	r := c.MedianNs / first.MedianNs
-	cell.VsFirst = &r
-	p, err := stats.MannWhitneyU(first.SamplesNs, c.SamplesNs)
-	if err != nil {
-		cell.TestError = err.Error()
+// compare fills the cell's comparison of case c of artifact a with case first of artifact base, the first column.
+// ByTime: the ratio of medians and the U test on the samples. ByRatio: the ratio of ratios to ref_js_loop, and on
+// the same device the U test on the samples over each artifact's ref_js_loop median (as the gate tests); between
+// devices no test at all, since their samples measure different machines.
+func compare(cell *Cell, base, a *artifact.Artifact, first, c *artifact.Case, by string) {
+	x, y := first.SamplesNs, c.SamplesNs
+	switch by {
+	case ByTime:
+		r := c.MedianNs / first.MedianNs
+		cell.VsFirst = &r
+	default:
+		refA, refB := base.Case(cases.RefCase), a.Case(cases.RefCase)
+		if first.RatioToRef == nil || c.RatioToRef == nil || refA == nil || refB == nil {
+			return
+		}
+		r := *c.RatioToRef / *first.RatioToRef
+		cell.VsFirst = &r
+		if !artifact.SameDevice(base, a) {
+			return
+		}
+		x, y = scale(x, 1/refA.MedianNs), scale(y, 1/refB.MedianNs)
+	}
+	cmp := stats.Compare(x, y, stats.DefaultThresholds)
+	if cmp.Err != nil {
+		cell.TestError = cmp.Err.Error()
 		return
 	}
-	cell.PValue = &p
-	cell.Significant = p < Alpha
+	cell.PValue = &cmp.P
+	cell.Significant = cmp.Significant
+}
+
+func scale(xs []float64, by float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x * by
+	}
+	return out
 }
 
 // notes says what a reader must know about an artifact beyond its numbers.
 func notes(label string, a *artifact.Artifact) []string {
 	var out []string
 	if a.Device.Emulated {
-		out = append(out, fmt.Sprintf("%s: measured under an emulator: these are not the device's numbers", label))
+		why := ""
+		if a.Device.EmulatedReason != "" {
+			why = " (" + a.Device.EmulatedReason + ")"
+		}
+		out = append(out, fmt.Sprintf("%s: measured under an emulator%s: these are not the device's numbers", label, why))
 	}
 	if !a.Complete {
 		out = append(out, fmt.Sprintf("%s: incomplete run (%d cases measured, %d failed)", label, len(a.Cases), len(a.Failures)))
@@ -169,6 +290,9 @@ func notes(label string, a *artifact.Artifact) []string {
 		out = append(out, fmt.Sprintf("%s: %s failed: %s", label, f.Name, f.Reason))
 	}
 	for _, w := range a.Warnings {
+		if stats.IsTooFewForInterval(w) {
+			continue // the table's one interval warning says it for every case
+		}
 		out = append(out, fmt.Sprintf("%s: %s", label, w))
 	}
 	return out

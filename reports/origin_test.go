@@ -1,0 +1,78 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+)
+
+// Artifacts of another device compare only by ×ref: the ratio of their ratios to ref_js_loop, no p-value, and one
+// warning line that names the difference.
+func TestCrossDeviceComparesRatiosOnly(t *testing.T) {
+	table := tableOf(t, "testdata/json.json", "testdata/arm-emulated.json")
+	if got := table.Columns[1].VsFirst; got != ByRatio {
+		t.Errorf("column compared by %q, want %q", got, ByRatio)
+	}
+	var origin []string
+	for _, w := range table.Warnings {
+		if strings.Contains(w, "come from different") {
+			origin = append(origin, w)
+		}
+	}
+	if len(origin) != 1 || !strings.Contains(origin[0], "different CPUs (Test CPU, ARMv7 Processor rev 10 (v7l))") {
+		t.Errorf("origin warnings %q, want one naming the CPUs", origin)
+	}
+	for _, r := range table.Rows {
+		c := r.Cells[1]
+		if c.PValue != nil || c.Significant || c.TestError != "" {
+			t.Errorf("%s: a test across devices: %+v", r.Case, c)
+		}
+		first := r.Cells[0]
+		if c.VsFirst != nil && *c.VsFirst != *c.RatioToRef / *first.RatioToRef {
+			t.Errorf("%s: vs first %v, want the ratio of ratios %v", r.Case, *c.VsFirst, *c.RatioToRef / *first.RatioToRef)
+		}
+	}
+	if !table.Columns[1].Emulated || !strings.HasSuffix(table.Columns[1].Label, " (emulated)") {
+		t.Errorf("emulated column not marked: %+v", table.Columns[1])
+	}
+}
+
+// The same program measured twice on one device compares by time, with the U test, and no warning.
+func TestSameOriginComparesTimes(t *testing.T) {
+	table := tableOf(t, "testdata/json.json", "testdata/json.json")
+	if got := table.Columns[1].VsFirst; got != ByTime {
+		t.Errorf("column compared by %q, want %q", got, ByTime)
+	}
+	if len(table.Warnings) != 0 {
+		t.Errorf("warnings %q", table.Warnings)
+	}
+	for _, r := range table.Rows {
+		if c := r.Cells[1]; !c.Missing && (c.PValue == nil || *c.VsFirst != 1) {
+			t.Errorf("%s: %+v, want p and a ratio of 1", r.Case, c)
+		}
+	}
+}
+
+// An interval below the table's level is shown as "-", never as ±0%, and one warning covers every such case.
+func TestNoIntervalIsADash(t *testing.T) {
+	one := func(name string) artifact.Case {
+		r := 1.0
+		return artifact.Case{Name: name, SamplesNs: []float64{20}, MedianNs: 20, CILowNs: 20, CIHighNs: 20, CILevel: 0, RatioToRef: &r}
+	}
+	a := &artifact.Artifact{Target: "linux", Program: artifact.ProgramFloor, Complete: true,
+		Cases:    []artifact.Case{one("ref_js_loop"), one("callback"), one("script_to_host_scalar")},
+		Warnings: []string{"ref_js_loop: need >= 6 samples for confidence interval at level 0.95", "callback: need >= 6 samples for confidence interval at level 0.95"}}
+	table := Build([]*artifact.Artifact{a}, []string{"a.json"})
+	for _, r := range table.Rows {
+		if got := table.cells(r)[2]; got != "-" {
+			t.Errorf("%s: interval %q, want -", r.Case, got)
+		}
+	}
+	if len(table.Warnings) != 1 || !strings.Contains(table.Warnings[0], "no 95% interval, shown as -, for 3 cases of floor linux with 1 sample:") {
+		t.Errorf("warnings %q, want one for all three cases", table.Warnings)
+	}
+	if len(table.Notes) != 0 {
+		t.Errorf("the artifact's per-case interval warnings are still shown: %q", table.Notes)
+	}
+}
