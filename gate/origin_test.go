@@ -78,22 +78,14 @@ func TestCompareNamesDifferentOriginsAndEmulation(t *testing.T) {
 		t.Errorf("warnings %q, want one: %q", warnings, want)
 	}
 	report := &Report{Results: []*Result{r}, Notes: []string{}}
-	for format, want := range map[string][]string{
+	out := renderedWith(t, report, map[string][]string{
 		"text":     {"json linux: A.json -> B.json [emulated: arm program on an x86_64 kernel] (", "current ×ref (emulated)", want},
 		"markdown": {"`A.json` → `B.json` [emulated: arm program on an x86_64 kernel]: ", "| current ×ref (emulated) |", "- " + want},
 		"json":     {`"current_emulated": "emulated: arm program on an x86_64 kernel"`},
-	} {
-		var buf bytes.Buffer
-		if err := Render(&buf, report, format); err != nil {
-			t.Fatal(err)
-		}
-		for _, w := range want {
-			if !strings.Contains(buf.String(), w) {
-				t.Errorf("%s output lacks %q:\n%s", format, w, buf.String())
-			}
-		}
-		if strings.Contains(buf.String(), "baseline ×ref (emulated)") || strings.Contains(buf.String(), "baseline_emulated") {
-			t.Errorf("%s: the native baseline is marked emulated:\n%s", format, buf.String())
+	})
+	for format, text := range out {
+		if strings.Contains(text, "baseline ×ref (emulated)") || strings.Contains(text, "baseline_emulated") {
+			t.Errorf("%s: the native baseline is marked emulated:\n%s", format, text)
 		}
 	}
 
@@ -104,4 +96,24 @@ func TestCompareNamesDifferentOriginsAndEmulation(t *testing.T) {
 			t.Errorf("same device: %q", n)
 		}
 	}
+}
+
+// renderedWith renders report in each format of want, checks that the output holds each of want's strings, and
+// returns the outputs by format.
+func renderedWith(t *testing.T, report *Report, want map[string][]string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for format, strs := range want {
+		var buf bytes.Buffer
+		if err := Render(&buf, report, format); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range strs {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%s output lacks %q:\n%s", format, w, buf.String())
+			}
+		}
+		out[format] = buf.String()
+	}
+	return out
 }
