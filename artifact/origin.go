@@ -57,13 +57,27 @@ func SameDevice(a, b *Artifact) bool {
 	return !slices.ContainsFunc(Differences(a, b), func(d Difference) bool { return d.Kind == DiffDevice })
 }
 
-// Describe says what ds are, for a warning line: "different CPUs (Intel Xeon, AMD EPYC 7B13), kernels (6.1, 6.12)".
+// Describe says what ds are, for a warning line: every difference of the first kind that ds has, the others by
+// kind: "different CPUs (Intel Xeon, AMD EPYC 7B13), kernels (6.1, 6.12), and different builds". A reader learns
+// first why the raw times do not compare, without a line of compiler flags that follow from it.
 func Describe(ds []Difference) string {
-	parts := make([]string, len(ds))
-	for i, d := range ds {
-		parts[i] = fmt.Sprintf("%s (%s, %s)", d.What, d.A, d.B)
+	if len(ds) == 0 {
+		return "the same origin"
 	}
-	return "different " + strings.Join(parts, ", ")
+	var parts, others []string
+	for _, d := range ds {
+		switch {
+		case d.Kind == ds[0].Kind:
+			parts = append(parts, fmt.Sprintf("%s (%s, %s)", d.What, d.A, d.B))
+		case !slices.Contains(others, d.Kind+"s"):
+			others = append(others, d.Kind+"s")
+		}
+	}
+	out := "different " + strings.Join(parts, ", ")
+	if len(others) > 0 {
+		out += ", and different " + strings.Join(others, " and ")
+	}
+	return out
 }
 
 // Emulation is "" for a device that ran the program natively, else "emulated" and the reason when there is one.

@@ -29,9 +29,11 @@ func TestSameDeviceAndDifferences(t *testing.T) {
 		{"the same flags in another order", func(a *Artifact) { a.Device.CFlags = "-DBB_CODEC_JSON -O2" }, true, ""},
 		{"a define", func(a *Artifact) { a.Settings.Defines = []string{"BB_EXTRA_WORK"} }, true, "different defines (none, BB_EXTRA_WORK)"},
 		{"another target name, same machine", func(a *Artifact) { a.Target = "localhost" }, true, ""},
-		// Measured on another device with another build: every difference is named, the device's first.
-		{"everything", func(a *Artifact) { a.Device.Arch, a.Device.Compiler = "armv7l", "arm-linux-gnueabi-gcc" }, false,
-			"different architectures (x86_64, armv7l), compilers (gcc 12.2.0, arm-linux-gnueabi-gcc)"},
+		// Measured on another device with another engine and build: the device's differences are named, the
+		// others by kind.
+		{"everything", func(a *Artifact) {
+			a.Device.Arch, a.Device.Kernel, a.Device.Compiler, a.Device.QuickJS = "armv7l", "5.4", "arm-linux-gnueabi-gcc", "2024"
+		}, false, "different architectures (x86_64, armv7l), kernels (6.1.0, 5.4), and different engines and builds"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // DefaultAlpha is the significance level bench-bridge tests at unless told otherwise (benchstat's): the one alpha
@@ -42,4 +43,13 @@ func CheckEffect(v float64) error {
 		return errors.New("not a relative change: want a finite number of at least 0, like 0.10 for 10%")
 	}
 	return nil
+}
+
+// tooFewForInterval is Summarize's warning when the sample is too small for the requested level.
+const tooFewForInterval = "need %s %d samples for confidence interval at level %v"
+
+// IsTooFewForInterval reports whether warning w is Summarize's "too few samples for the interval", as artifacts
+// record it: show replaces those with one line of its own, however many cases they name.
+func IsTooFewForInterval(w string) bool {
+	return strings.Contains(w, "samples for confidence interval at level")
 }

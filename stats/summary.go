@@ -83,7 +83,7 @@ func Summarize(samples []float64, confidence float64) Summary {
 		// here); report the widest finite interval instead.
 		op, need := medianCISamples(confidence)
 		s.Warnings = append(s.Warnings,
-			fmt.Sprintf("need %s %d samples for confidence interval at level %v", op, need, confidence))
+			fmt.Sprintf(tooFewForInterval, op, need, confidence))
 		lo, hi = max(lo, 1), min(hi, n)
 	}
 	s.Low, s.High = xs[lo-1], xs[hi-1]
