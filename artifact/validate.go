@@ -5,14 +5,21 @@ import (
 	"math"
 	"reflect"
 	"strings"
+
+	"github.com/bench-bridge/bench-bridge/stats"
 )
 
 // referenceCase is the case every ratio_to_ref divides by (cases.RefCase; this package imports nothing of the tool's).
 const referenceCase = "ref_js_loop"
 
-// ratioTolerance is how far a stored ratio_to_ref may sit from the one its medians give: the two are computed the
-// same way, so only the last bits of a float may differ.
-const ratioTolerance = 1e-9
+// tolerance is how far a stored median or ratio may sit from the one recomputed from what it derives from: the two
+// are computed the same way, so only the last bits of a float may differ.
+const tolerance = 1e-9
+
+// near reports whether stored is want to within tolerance.
+func near(stored, want float64) bool {
+	return math.Abs(stored-want) <= tolerance*math.Abs(want)
+}
 
 // validateNumbers checks every number in a: each is finite (anywhere in the artifact), and the ones that must be
 // positive or that derive from others are. It names the field that breaks it.
@@ -40,6 +47,9 @@ func (a *Artifact) validateNumbers() error {
 		if v := c.CrossingsPerMs; v != nil && !(*v > 0) {
 			return fmt.Errorf("%s: field \"crossings_per_ms\" is %v, want a positive rate", where, *v)
 		}
+		if m := stats.Median(c.SamplesNs); !near(c.MedianNs, m) {
+			return fmt.Errorf("%s: field \"median_ns\" is %v, but the median of samples_ns is %v", where, c.MedianNs, m)
+		}
 		if err := checkRatio(c, ref); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
@@ -59,7 +69,7 @@ func checkRatio(c Case, ref *Case) error {
 		return fmt.Errorf("field \"ratio_to_ref\" is %v, but the artifact has no %s to divide by", *c.RatioToRef, referenceCase)
 	}
 	want := c.MedianNs / ref.MedianNs
-	if got := *c.RatioToRef; !(math.Abs(got-want) <= ratioTolerance*want) {
+	if got := *c.RatioToRef; !near(got, want) {
 		return fmt.Errorf("field \"ratio_to_ref\" is %v, but median_ns over %s's is %v",
 			got, referenceCase, want)
 	}

@@ -31,6 +31,8 @@ func TestValidateNumbers(t *testing.T) {
 			`cases[1] (callback): field "instructions_per_op" is -5`},
 		{"ratio that disagrees with the medians", func(a *Artifact) { *a.Cases[1].RatioToRef = 0.4 },
 			`cases[1] (callback): field "ratio_to_ref" is 0.4, but median_ns over ref_js_loop's is 4`},
+		{"median that is not the samples'", func(a *Artifact) { a.Cases[1].MedianNs, a.Cases[1].CIHighNs = 45, 45 },
+			`cases[1] (callback): field "median_ns" is 45, but the median of samples_ns is 44`},
 		{"negative ratio", func(a *Artifact) { *a.Cases[1].RatioToRef = -4 }, `field "ratio_to_ref" is -4`},
 		{"ratio without a ref", func(a *Artifact) { a.Cases = a.Cases[1:] }, "no ref_js_loop to divide by"},
 		{"NaN ratio", func(a *Artifact) { *a.Cases[1].RatioToRef = math.NaN() }, `field "cases[1].ratio_to_ref" is NaN, want a finite number`},
