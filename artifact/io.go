@@ -119,7 +119,7 @@ func position(data []byte, offset int64) (line, col int) {
 
 // Validate checks what the schema promises beyond JSON types, naming the field that breaks it.
 func (a *Artifact) Validate() error {
-	if err := a.validateNumbers(); err != nil {
+	if err := a.checkNumbers(); err != nil {
 		return err
 	}
 	if a.Target == "" {
@@ -157,7 +157,7 @@ func (a *Artifact) Validate() error {
 			return fmt.Errorf("%s: %w", where, err)
 		}
 	}
-	return nil
+	return a.validateDerived()
 }
 
 // validateProcesses checks a case's per-process results against the artifact's nprocs processes.

@@ -9,9 +9,6 @@ import (
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
-// referenceCase is the case every ratio_to_ref divides by (cases.RefCase; this package imports nothing of the tool's).
-const referenceCase = "ref_js_loop"
-
 // tolerance is how far a stored median or ratio may sit from the one recomputed from what it derives from: the two
 // are computed the same way, so only the last bits of a float may differ.
 const tolerance = 1e-9
@@ -21,16 +18,24 @@ func near(stored, want float64) bool {
 	return math.Abs(stored-want) <= tolerance*math.Abs(want)
 }
 
-// validateNumbers checks every number in a: each is finite (anywhere in the artifact), and the ones that must be
-// positive or that derive from others are. It names the field that breaks it.
-func (a *Artifact) validateNumbers() error {
-	if err := checkFinite(reflect.ValueOf(a).Elem(), ""); err != nil {
-		return err
-	}
+// checkNumbers checks that every number in a, anywhere, is finite, naming its JSON path. Validate calls it first.
+func (a *Artifact) checkNumbers() error {
+	return checkFinite(reflect.ValueOf(a).Elem(), "")
+}
+
+// validateDerived checks the numbers that must be positive, and those that derive from others against what they
+// derive from: each median from its samples, each ratio to ref_js_loop from its medians. It names the field that
+// breaks it. Validate calls it after the checks of shape.
+func (a *Artifact) validateDerived() error {
 	if a.TimerOverheadNs < 0 {
 		return fmt.Errorf("field \"timer_overhead_ns\" is %v, want a non-negative time", a.TimerOverheadNs)
 	}
-	ref := a.Case(referenceCase)
+	for i, p := range a.Processes {
+		if p.TimerOverheadNs < 0 {
+			return fmt.Errorf("processes[%d]: field \"timer_overhead_ns\" is %v, want a non-negative time", i, p.TimerOverheadNs)
+		}
+	}
+	ref := a.Case(refCase)
 	for i, c := range a.Cases {
 		where := fmt.Sprintf("cases[%d] (%s)", i, c.Name)
 		if c.Iterations < 0 {
@@ -47,31 +52,67 @@ func (a *Artifact) validateNumbers() error {
 		if v := c.CrossingsPerMs; v != nil && !(*v > 0) {
 			return fmt.Errorf("%s: field \"crossings_per_ms\" is %v, want a positive rate", where, *v)
 		}
-		if m := stats.Median(c.SamplesNs); !near(c.MedianNs, m) {
-			return fmt.Errorf("%s: field \"median_ns\" is %v, but the median of samples_ns is %v", where, c.MedianNs, m)
+		if err := checkMedians(c); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
 		}
-		if err := checkRatio(c, ref); err != nil {
+		if err := checkRatios(c, ref); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
 	}
 	return nil
 }
 
-// checkRatio checks c's stored ratio_to_ref against the one its medians give. A disagreement is an error, not a
-// warning with the ratio recomputed: bench-bridge writes the ratio from the medians itself, so a file where they
-// disagree was edited or damaged, and its other numbers cannot be trusted either; the gate's guards read this field,
-// and a silent repair would let such a file pass them.
-func checkRatio(c Case, ref *Case) error {
+// checkMedians checks each process's median against its samples and the case's against the processes'.
+func checkMedians(c Case) error {
+	for j, p := range c.Processes {
+		if m := stats.Median(p.SamplesNs); !near(p.MedianNs, m) {
+			return fmt.Errorf("processes[%d]: field \"median_ns\" is %v, but the median of its samples_ns is %v", j, p.MedianNs, m)
+		}
+		if len(p.RefSamplesNs) > 0 {
+			if m := stats.Median(p.RefSamplesNs); !near(p.RefMedianNs, m) {
+				return fmt.Errorf("processes[%d]: field \"ref_median_ns\" is %v, but the median of its ref_samples_ns is %v", j, p.RefMedianNs, m)
+			}
+		}
+	}
+	if m := stats.Median(c.ProcessMedians()); !near(c.MedianNs, m) {
+		return fmt.Errorf("field \"median_ns\" is %v, but the median of processes[].median_ns is %v", c.MedianNs, m)
+	}
+	return nil
+}
+
+// checkRatios checks c's ratios to ref_js_loop against the medians they come from: each process's against its
+// median over its ref's, the case's against the median of the processes'. A disagreement is an error, not a warning
+// with the ratio recomputed: bench-bridge writes every ratio from the medians itself, so a file where they disagree
+// was edited or damaged and its other numbers cannot be trusted either; the gate's guards read ratio_to_ref, and a
+// silent repair would let such a file pass them.
+func checkRatios(c Case, ref *Case) error {
+	for j, p := range c.Processes {
+		if p.RatioToRef == nil {
+			continue
+		}
+		if !(p.RefMedianNs > 0) {
+			return fmt.Errorf("processes[%d]: field \"ratio_to_ref\" is %v, but ref_median_ns is %v", j, *p.RatioToRef, p.RefMedianNs)
+		}
+		if want := p.MedianNs / p.RefMedianNs; !near(*p.RatioToRef, want) {
+			return fmt.Errorf("processes[%d]: field \"ratio_to_ref\" is %v, but median_ns over ref_median_ns is %v", j, *p.RatioToRef, want)
+		}
+	}
 	if c.RatioToRef == nil {
 		return nil
 	}
+	got := *c.RatioToRef
 	if ref == nil {
-		return fmt.Errorf("field \"ratio_to_ref\" is %v, but the artifact has no %s to divide by", *c.RatioToRef, referenceCase)
+		return fmt.Errorf("field \"ratio_to_ref\" is %v, but the artifact has no %s to divide by", got, refCase)
 	}
-	want := c.MedianNs / ref.MedianNs
-	if got := *c.RatioToRef; !near(got, want) {
-		return fmt.Errorf("field \"ratio_to_ref\" is %v, but median_ns over %s's is %v",
-			got, referenceCase, want)
+	ratios := c.ProcessRatios()
+	if len(ratios) == 0 {
+		return fmt.Errorf("field \"ratio_to_ref\" is %v, but no process has a ratio_to_ref", got)
+	}
+	if want := stats.Median(ratios); !near(got, want) {
+		return fmt.Errorf("field \"ratio_to_ref\" is %v, but the median of processes[].ratio_to_ref is %v", got, want)
+	}
+	if lo, hi := c.RatioCILow, c.RatioCIHigh; (lo != nil && *lo > got) || (hi != nil && *hi < got) {
+		return fmt.Errorf("field \"ratio_to_ref\" is %v, outside its interval ratio_ci_low..ratio_ci_high", got)
 	}
 	return nil
 }

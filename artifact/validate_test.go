@@ -8,13 +8,16 @@ import (
 	"testing"
 )
 
-// two is a valid artifact of ref_js_loop and one crossing case whose ratio is 4.
+// two is a valid artifact of ref_js_loop and one crossing case whose ratio is 4, measured in one process.
 func two() *Artifact {
 	a := sample()
 	r, n, ref, x := 4.0, 1800.0, 450.0, 1e6/44.0
 	a.Cases[0].InstructionsPerOp = &ref
+	pr := r
 	a.Cases = append(a.Cases, Case{Name: "callback", Crossing: true, Iterations: 100, SamplesNs: []float64{43, 44, 45},
-		MedianNs: 44, CILowNs: 43, CIHighNs: 45, CILevel: 0.75, RatioToRef: &r, CrossingsPerMs: &x, InstructionsPerOp: &n})
+		MedianNs: 44, CILowNs: 43, CIHighNs: 45, CILevel: 0.75, RatioToRef: &r, CrossingsPerMs: &x, InstructionsPerOp: &n,
+		Processes: []CaseProcess{{Iterations: 100, SamplesNs: []float64{43, 44, 45}, MedianNs: 44,
+			RefSamplesNs: []float64{10, 11, 12}, RefMedianNs: 11, RatioToRef: &pr}}})
 	return a
 }
 
@@ -30,11 +33,24 @@ func TestValidateNumbers(t *testing.T) {
 		{"negative instructions", func(a *Artifact) { *a.Cases[1].InstructionsPerOp = -5 },
 			`cases[1] (callback): field "instructions_per_op" is -5`},
 		{"ratio that disagrees with the medians", func(a *Artifact) { *a.Cases[1].RatioToRef = 0.4 },
-			`cases[1] (callback): field "ratio_to_ref" is 0.4, but median_ns over ref_js_loop's is 4`},
-		{"median that is not the samples'", func(a *Artifact) { a.Cases[1].MedianNs, a.Cases[1].CIHighNs = 45, 45 },
-			`cases[1] (callback): field "median_ns" is 45, but the median of samples_ns is 44`},
+			`cases[1] (callback): field "ratio_to_ref" is 0.4, but the median of processes[].ratio_to_ref is 4`},
+		{"process ratio that disagrees with its medians", func(a *Artifact) { *a.Cases[1].Processes[0].RatioToRef = 3 },
+			`cases[1] (callback): processes[0]: field "ratio_to_ref" is 3, but median_ns over ref_median_ns is 4`},
+		{"process ratio without a ref median", func(a *Artifact) { a.Cases[1].Processes[0].RefMedianNs, a.Cases[1].Processes[0].RefSamplesNs = 0, nil },
+			`processes[0]: field "ratio_to_ref" is 4, but ref_median_ns is 0`},
+		{"ref median that is not its samples'", func(a *Artifact) { a.Cases[1].Processes[0].RefMedianNs = 12 },
+			`processes[0]: field "ref_median_ns" is 12, but the median of its ref_samples_ns is 11`},
+		{"ratio outside its interval", func(a *Artifact) { lo, hi := 4.5, 5.0; a.Cases[1].RatioCILow, a.Cases[1].RatioCIHigh = &lo, &hi },
+			`field "ratio_to_ref" is 4, outside its interval`},
+		{"median that is not the processes'", func(a *Artifact) { a.Cases[1].MedianNs, a.Cases[1].CIHighNs = 45, 45 },
+			`cases[1] (callback): field "median_ns" is 45, but the median of processes[].median_ns is 44`},
+		{"process median that is not its samples'", func(a *Artifact) { a.Cases[1].Processes[0].MedianNs = 43 },
+			`cases[1] (callback): processes[0]: field "median_ns" is 43, but the median of its samples_ns is 44`},
 		{"negative ratio", func(a *Artifact) { *a.Cases[1].RatioToRef = -4 }, `field "ratio_to_ref" is -4`},
+		{"negative process timer overhead", func(a *Artifact) { a.Processes[0].TimerOverheadNs = -3 }, `processes[0]: field "timer_overhead_ns" is -3`},
 		{"ratio without a ref", func(a *Artifact) { a.Cases = a.Cases[1:] }, "no ref_js_loop to divide by"},
+		{"NaN ref sample", func(a *Artifact) { a.Cases[1].Processes[0].RefSamplesNs[1] = math.NaN() },
+			`field "cases[1].processes[0].ref_samples_ns[1]" is NaN`},
 		{"NaN ratio", func(a *Artifact) { *a.Cases[1].RatioToRef = math.NaN() }, `field "cases[1].ratio_to_ref" is NaN, want a finite number`},
 		{"infinite median", func(a *Artifact) { a.Cases[1].MedianNs = math.Inf(1) }, `field "cases[1].median_ns" is +Inf`},
 		{"NaN timer overhead", func(a *Artifact) { a.TimerOverheadNs = math.NaN() }, `field "timer_overhead_ns" is NaN`},
@@ -85,7 +101,9 @@ func TestReadRefusesBadNumbers(t *testing.T) {
 	valid := string(data)
 	for _, tt := range []struct{ name, old, new, want string }{
 		{"ref instructions 0", `"instructions_per_op": 450`, `"instructions_per_op": 0`, `(ref_js_loop): field "instructions_per_op" is 0`},
-		{"stored ratio believed by nobody", `"ratio_to_ref": 4`, `"ratio_to_ref": 1.5`, `(callback): field "ratio_to_ref" is 1.5`},
+		{"stored ratio believed by nobody", `"ratio_to_ref": 4,
+      "processes"`, `"ratio_to_ref": 1.5,
+      "processes"`, `(callback): field "ratio_to_ref" is 1.5`},
 		{"number beyond float64", `"median_ns": 44`, `"median_ns": 1e309`, `number 1e309`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,5 +117,29 @@ func TestReadRefusesBadNumbers(t *testing.T) {
 				t.Fatalf("error %v, want %s: ...%s", err, path, tt.want)
 			}
 		})
+	}
+}
+
+// A schema 1 artifact is checked as strictly: its stored ratio against the ratio its medians give, its reference
+// instruction count positive.
+func TestReadRefusesBadSchema1Numbers(t *testing.T) {
+	v1 := `{"schema": 1, "tool": "bench-bridge", "target": "linux", "program": "floor", "complete": true,
+	  "device": {}, "settings": {"samples": 3, "min_time_ns": 1, "warmup_ns": 1}, "timer_overhead_ns": 20,
+	  "cases": [
+	    {"name": "ref_js_loop", "iterations": 5, "samples_ns": [10, 11, 12], "median_ns": 11, "ci_low_ns": 10, "ci_high_ns": 12, "ci_level": 0.75, "ratio_to_ref": 1, "instructions_per_op": 450},
+	    {"name": "callback", "crossing": true, "iterations": 5, "samples_ns": [30, 33, 36], "median_ns": 33, "ci_low_ns": 30, "ci_high_ns": 36, "ci_level": 0.75, "ratio_to_ref": 3}
+	  ], "failures": [], "warnings": []}`
+	if _, err := Parse([]byte(v1)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ old, new, want string }{
+		{`"ratio_to_ref": 3`, `"ratio_to_ref": 0.5`, `cases[1] (callback): field "ratio_to_ref" is 0.5, but the median of processes[].ratio_to_ref is 3`},
+		{`"instructions_per_op": 450`, `"instructions_per_op": 0`, `cases[0] (ref_js_loop): field "instructions_per_op" is 0`},
+		{`"median_ns": 33`, `"median_ns": 35`, `cases[1] (callback): processes[0]: field "median_ns" is 35, but the median of its samples_ns is 33`},
+	} {
+		_, err := Parse([]byte(strings.Replace(v1, tt.old, tt.new, 1)))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err %v, want %q", tt.new, err, tt.want)
+		}
 	}
 }
