@@ -20,6 +20,7 @@ const unstableSpread = 0.10
 func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 	a.TimerOverheadNs = raw.TimerOverheadNs
 	a.Failures = append(a.Failures, raw.Failures...)
+	var few intervalWarnings
 	for _, rc := range raw.Cases {
 		c := artifact.Case{Name: rc.Name, Iterations: rc.Iterations, Partial: rc.Partial}
 		if meta, ok := cases.Lookup(rc.Name); ok {
@@ -31,9 +32,7 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 		}
 		s := stats.Summarize(c.SamplesNs, confidence)
 		c.MedianNs, c.CILowNs, c.CIHighNs, c.CILevel = s.Median, s.Low, s.High, s.Confidence
-		for _, w := range s.Warnings {
-			a.Warnings = append(a.Warnings, fmt.Sprintf("%s: %s", c.Name, w))
-		}
+		few.add(c.Name, s)
 		if spread := max(c.MedianNs-c.CILowNs, c.CIHighNs-c.MedianNs) / c.MedianNs; spread > unstableSpread {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("%s: unstable, the median's interval is ±%.0f%%; "+
 				"close other programs or raise --samples and --min-time", c.Name, 100*spread))
@@ -43,6 +42,7 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 		}
 		a.Cases = append(a.Cases, c)
 	}
+	a.Warnings = append(a.Warnings, few.lines()...)
 	a.Settings.Runs = 1
 	a.Processes = []artifact.Process{{CaseOrder: want, Protocol: 1, TimerOverheadNs: raw.TimerOverheadNs}}
 	ref := a.Case(cases.RefCase)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/stats"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -268,8 +269,7 @@ func (s *session) report(c *RawCase) {
 	for i := range c.Ns {
 		ns = append(ns, float64(c.Ns[i])/float64(c.Ops[i]))
 	}
-	slices.Sort(ns)
-	s.raw.emit(Event{Kind: CaseMeasured, Case: c.Name, MedianNs: ns[len(ns)/2]})
+	s.raw.emit(Event{Kind: CaseMeasured, Case: c.Name, MedianNs: stats.Median(ns)})
 }
 
 // tailBuffer keeps the last few KiB written to it: enough stderr to say why a program died.
