@@ -24,8 +24,9 @@ type Difference struct {
 }
 
 // Differences lists how the origins of a and b differ: their device, engine, build and session. Only artifacts
-// without a DiffDevice difference (SameDevice) may be compared by raw time; the others compare by ratio to the
-// reference loop, which takes out the machine.
+// without any difference compare by raw time (measured side by side, by one build); the others compare by ratio to
+// the reference loop, which takes out the machine and its state, and only those of the same device (SameDevice) by a
+// test on their samples.
 func Differences(a, b *Artifact) []Difference {
 	var out []Difference
 	add := func(kind, what, x, y string) {
@@ -48,7 +49,16 @@ func Differences(a, b *Artifact) []Difference {
 		out = append(out, Difference{DiffBuild, "cflags", orNone(onlyA), orNone(onlyB)})
 	}
 	add(DiffBuild, "defines", strings.Join(a.Settings.Defines, " "), strings.Join(b.Settings.Defines, " "))
+	add(DiffSession, "sessions", a.sessionName(), b.sessionName())
 	return out
+}
+
+// sessionName names a's session: its ID, or for an artifact without one (schema 1, one run) the run's start.
+func (a *Artifact) sessionName() string {
+	if a.Session.ID != "" {
+		return a.Session.ID
+	}
+	return "run of " + a.StartedAt.UTC().Format("2006-01-02 15:04:05")
 }
 
 // SameDevice reports whether a and b were measured on the same device: the same model, CPU, architecture, cores,

@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"testing"
+	"time"
 )
 
 func TestSameDeviceAndDifferences(t *testing.T) {
@@ -29,6 +30,9 @@ func TestSameDeviceAndDifferences(t *testing.T) {
 		{"the same flags in another order", func(a *Artifact) { a.Device.CFlags = "-DBB_CODEC_JSON -O2" }, true, ""},
 		{"a define", func(a *Artifact) { a.Settings.Defines = []string{"BB_EXTRA_WORK"} }, true, "different defines (none, BB_EXTRA_WORK)"},
 		{"another target name, same machine", func(a *Artifact) { a.Target = "localhost" }, true, ""},
+		{"another session", func(a *Artifact) { a.Session.ID = "s2" }, true, "different sessions (s1, s2)"},
+		{"another run of a schema 1 artifact", func(a *Artifact) { a.Session.ID, a.StartedAt = "", a.StartedAt.Add(time.Hour) }, true,
+			"different sessions (s1, run of 2026-11-30 13:00:00)"},
 		// Measured on another device with another engine and build: the device's differences are named, the
 		// others by kind.
 		{"everything", func(a *Artifact) {
@@ -37,8 +41,9 @@ func TestSameDeviceAndDifferences(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := &Artifact{Target: "linux", Program: ProgramBridge, Codec: "json", Device: native}
-			b := &Artifact{Target: "linux", Program: ProgramBridge, Codec: "json", Device: native}
+			start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+			a := &Artifact{Target: "linux", Program: ProgramBridge, Codec: "json", Device: native, StartedAt: start, Session: Session{ID: "s1"}}
+			b := &Artifact{Target: "linux", Program: ProgramBridge, Codec: "json", Device: native, StartedAt: start, Session: Session{ID: "s1"}}
 			tt.change(b)
 			if got := SameDevice(a, b); got != tt.same {
 				t.Errorf("SameDevice = %v, want %v", got, tt.same)

@@ -222,9 +222,10 @@ func Compare(base, cur *artifact.Artifact, baseFile, curFile string, o Options) 
 		r.Notes = append(r.Notes, fmt.Sprintf("%s is an incomplete run: %d cases measured, %d failed", curFile, len(cur.Cases), len(cur.Failures)))
 	}
 	r.BaselineEmulated, r.CurrentEmulated = base.Device.Emulation(), cur.Device.Emulation()
-	// The gate compares ratios to ref_js_loop whatever the two are; when their origins differ, one line says how,
-	// since only the ratio then means anything.
-	if ds := artifact.Differences(base, cur); len(ds) > 0 {
+	// The gate compares ratios to ref_js_loop whatever the two are; when their devices, engines or builds differ, one
+	// line says how, since only the ratio then means anything. Sessions always differ here: that is what ×ref is for.
+	ds := slices.DeleteFunc(artifact.Differences(base, cur), func(d artifact.Difference) bool { return d.Kind == artifact.DiffSession })
+	if len(ds) > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("warning: %s and %s come from %s: comparing ×ref only", baseFile, curFile, artifact.Describe(ds)))
 	}
 	for _, name := range order(base, cur) {

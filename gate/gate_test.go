@@ -44,12 +44,13 @@ func fake(t *testing.T, seed uint64, noise float64, medians map[string]float64) 
 	if ref := a.Case(cases.RefCase); ref != nil {
 		for i := range a.Cases {
 			c := &a.Cases[i]
-			v := c.MedianNs / ref.MedianNs
-			c.RatioToRef = &v
 			for p := range c.Processes {
 				rp := c.Processes[p].MedianNs / ref.Processes[p].MedianNs
 				c.Processes[p].RefMedianNs, c.Processes[p].RatioToRef = ref.Processes[p].MedianNs, &rp
 			}
+			// As the runner computes it (and artifact.Validate checks it): the median of the processes' ratios.
+			v := stats.Median(c.ProcessRatios())
+			c.RatioToRef = &v
 		}
 	}
 	return a
