@@ -3,6 +3,7 @@ package reports
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 )
@@ -74,5 +75,29 @@ func TestNoIntervalIsADash(t *testing.T) {
 	}
 	if len(table.Notes) != 0 {
 		t.Errorf("the artifact's per-case interval warnings are still shown: %q", table.Notes)
+	}
+}
+
+// Two runs of one build on one device, made in different sessions: placement and the machine's state move raw times
+// between processes, so they compare by ×ref, with the U test (the device is the same) and a warning naming the runs.
+func TestSeparateRunsCompareRatios(t *testing.T) {
+	a, err := artifact.Read("testdata/json.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := artifact.Read("testdata/json.json")
+	b.StartedAt = b.StartedAt.Add(24 * time.Hour)
+	table := Build([]*artifact.Artifact{a, b}, []string{"a.json", "b.json"})
+	if got := table.Columns[1].VsFirst; got != ByRatio {
+		t.Errorf("compared by %q, want %q", got, ByRatio)
+	}
+	want := "a.json and b.json come from different sessions (run of 2026-11-30 12:00:00, run of 2026-12-01 12:00:00): comparing ×ref"
+	if len(table.Warnings) != 1 || table.Warnings[0] != want {
+		t.Errorf("warnings %q, want %q", table.Warnings, want)
+	}
+	for _, r := range table.Rows {
+		if c := r.Cells[1]; !c.Missing && c.PValue == nil {
+			t.Errorf("%s: no U test on one device: %+v", r.Case, c)
+		}
 	}
 }
