@@ -33,9 +33,14 @@ func gateArtifact(t *testing.T, path string, refNs, scalarNs, refInstr float64) 
 		ac.InstructionsPerOp = &n
 		a.Cases = append(a.Cases, ac)
 	}
+	// One process, whose ratio to the reference is the case's.
+	a.Processes = []artifact.Process{{Protocol: 1}}
 	for i := range a.Cases {
-		r := a.Cases[i].MedianNs / a.Cases[0].MedianNs
-		a.Cases[i].RatioToRef = &r
+		c := &a.Cases[i]
+		r := c.MedianNs / a.Cases[0].MedianNs
+		c.RatioToRef = &r
+		c.Processes = []artifact.CaseProcess{{Iterations: c.Iterations, SamplesNs: c.SamplesNs, MedianNs: c.MedianNs,
+			RefMedianNs: a.Cases[0].MedianNs, RatioToRef: &r}}
 	}
 	if err := artifact.Write(path, a); err != nil {
 		t.Fatal(err)
