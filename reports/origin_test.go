@@ -70,7 +70,7 @@ func TestNoIntervalIsADash(t *testing.T) {
 			t.Errorf("%s: interval %q, want -", r.Case, got)
 		}
 	}
-	if len(table.Warnings) != 1 || !strings.Contains(table.Warnings[0], "no 95% interval, shown as -, for 3 cases of floor linux with 1 sample:") {
+	if len(table.Warnings) != 1 || !strings.Contains(table.Warnings[0], "no 95% interval, shown as -, for 3 cases of floor linux (0 processes, 1 sample): too few") {
 		t.Errorf("warnings %q, want one for all three cases", table.Warnings)
 	}
 	if len(table.Notes) != 0 {

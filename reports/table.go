@@ -135,7 +135,11 @@ func Build(arts []*artifact.Artifact, files []string) *Table {
 		t.Frame = append(t.Frame, frame)
 		t.Notes = append(t.Notes, notes(t.Columns[i].Label, a)...)
 	}
-	if w := t.intervalWarning(); w != "" {
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Label
+	}
+	if w := intervalWarning(names, arts); w != "" {
 		t.Warnings = append(t.Warnings, w)
 	}
 	return t
@@ -150,20 +154,22 @@ func originWarning(first, file string, ds []artifact.Difference) string {
 	return fmt.Sprintf("%s and %s come from %s: %s", first, file, artifact.Describe(ds), how)
 }
 
-// intervalWarning is one line for every case whose interval is not shown, or "".
-func (t *Table) intervalWarning() string {
+// intervalWarning is one line for every case of arts whose interval the table does not show, or "". It counts from
+// the artifacts (labels[i] names arts[i]): the table model keeps no samples for it.
+func intervalWarning(labels []string, arts []*artifact.Artifact) string {
 	var parts []string
-	for i, col := range t.Columns {
+	for i, a := range arts {
 		n, fewest, most := 0, 0, 0
-		for _, r := range t.Rows {
-			if c := r.Cells[i]; !c.Missing && !c.HasInterval() {
-				k := len(c.SamplesNs)
-				if n == 0 || k < fewest {
-					fewest = k
-				}
-				most = max(most, k)
-				n++
+		for _, c := range a.Cases {
+			if hasInterval(c.CILevel) {
+				continue
 			}
+			k := len(c.SamplesNs)
+			if n == 0 || k < fewest {
+				fewest = k
+			}
+			most = max(most, k)
+			n++
 		}
 		if n == 0 {
 			continue
@@ -172,12 +178,14 @@ func (t *Table) intervalWarning() string {
 		if most != fewest {
 			samples = fmt.Sprintf("%d to %d samples", fewest, most)
 		}
-		parts = append(parts, fmt.Sprintf("%d %s of %s with %s", n, plural(n, "case", "cases"), col.Label, samples))
+		procs := len(a.Processes)
+		parts = append(parts, fmt.Sprintf("%d %s of %s (%d %s, %s)", n, plural(n, "case", "cases"), labels[i],
+			procs, plural(procs, "process", "processes"), samples))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("no %.0f%% interval, shown as -, for %s: too few samples (raise --samples)", 100*Level, strings.Join(parts, ", "))
+	return fmt.Sprintf("no %.0f%% interval, shown as -, for %s: too few to compute one (raise --samples)", 100*Level, strings.Join(parts, ", "))
 }
 
 func plural(n int, one, many string) string {
@@ -188,9 +196,10 @@ func plural(n int, one, many string) string {
 }
 
 // HasInterval reports whether the cell has a median interval at Level.
-func (c Cell) HasInterval() bool {
-	return c.CILevel >= Level-1e-9
-}
+func (c Cell) HasInterval() bool { return hasInterval(c.CILevel) }
+
+// hasInterval reports whether an interval of confidence level reaches Level.
+func hasInterval(level float64) bool { return level >= Level-1e-9 }
 
 // caseOrder is the catalogue's order, then any other case in the order the artifacts list them.
 func caseOrder(arts []*artifact.Artifact) []string {
