@@ -2,6 +2,11 @@
 // samples: the median with a distribution-free confidence interval, the
 // Mann-Whitney U test, and a two-sample comparison built from them.
 //
+// It is the one place for each: the median (Median), the significance level
+// show and gate share (DefaultAlpha), what counts as significant
+// (Significant: p <= alpha, as benchstat decides) and which thresholds are
+// thresholds at all (CheckAlpha, CheckEffect).
+//
 // Every function is pure: it takes []float64 samples, never modifies them,
 // and returns values. Nothing here prints or does I/O. As in
 // golang.org/x/perf/benchmath, tunable levels live in a struct
