@@ -78,8 +78,8 @@ func TestGateRefusesThresholdsThatSwitchItOff(t *testing.T) {
 		{"--min-effect Inf", []string{"--min-effect", "Inf"}, "--min-effect +Inf: not a relative change"},
 		{"--min-effect NaN", []string{"--min-effect", "NaN"}, "--min-effect NaN: not a relative change"},
 		{"--min-effect -0.1", []string{"--min-effect", "-0.1"}, "--min-effect -0.1: not a relative change"},
-		{"config alpha = nan", []string{"--config", config("[gate]\nalpha = nan\n")}, "bench-bridge.toml: gate.alpha is NaN"},
-		{"config min_effect = inf", []string{"--config", config("[gate]\nmin_effect = inf\n")}, "bench-bridge.toml: gate.min_effect is +Inf"},
+		{"config alpha = nan", []string{"--config", config("[gate]\nalpha = nan\n")}, "bench-bridge.toml:1: gate.alpha is NaN: not a significance level"},
+		{"config min_effect = inf", []string{"--config", config("[gate]\nmin_effect = inf\n")}, "bench-bridge.toml:1: gate.min_effect is +Inf: not a relative change"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
