@@ -2,8 +2,11 @@ package runner
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
@@ -64,9 +67,40 @@ func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 	return build.BuildProgram(ctx, tc, lib, j.Kind, j.Codec, j.Log, j.Defines...)
 }
 
-// Run builds the program, runs it and writes the artifact. When the run fails part-way, the artifact is still
-// written, with what was measured and complete=false, and the error says what broke.
+// Run builds the program, runs it as Options.Runs processes and writes the artifact. When the run fails part-way,
+// the artifact is still written, with what was measured and complete=false, and the error says what broke.
 func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
+	p, err := j.Prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Target.Close()
+	if j.Options.Seed == 0 {
+		j.Options.Seed = NewSeed()
+	}
+	p.Begin(NewSession([]string{p.Label()}, j.Options.Seed), 0)
+	fmt.Fprintf(j.Log, "running %s on %s: %d cases, %d processes of %d samples of at least %s each\n", p.Label(),
+		j.Target.Name(), len(j.Options.Cases), j.Options.Runs, j.Options.Samples, j.Options.MinTime)
+	var runErr error
+	for run := range max(j.Options.Runs, 1) {
+		p.art.Session.Order = append(p.art.Session.Order, 0)
+		if runErr = p.Process(ctx, run, CaseOrder(j.Options.Seed, run, j.Options.Cases)); runErr != nil {
+			break
+		}
+	}
+	return p.Finish(ctx, runErr)
+}
+
+// Prepared is a job whose program is built and pushed: compare runs the processes of several side by side.
+type Prepared struct {
+	job    *Job
+	remote string
+	art    *artifact.Artifact
+	m      *Measurement
+}
+
+// Prepare builds the program, reads the device and pushes the program; the caller closes the target.
+func (j *Job) Prepare(ctx context.Context) (*Prepared, error) {
 	prog, err := j.Build(ctx)
 	if err != nil {
 		return nil, err
@@ -81,24 +115,48 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer j.Target.Close()
 	if j.Options.Instructions {
 		if err := CheckValgrind(ctx, j.Target); err != nil {
 			return nil, err
 		}
 	}
-
 	a := &artifact.Artifact{
 		Schema: artifact.Schema, Tool: Tool, Target: j.Target.Name(), Program: prog.Kind, Codec: prog.Codec,
-		Device:    dev,
-		Settings:  artifact.Settings{Samples: j.Options.Samples, MinTimeNs: j.Options.MinTime.Nanoseconds(), WarmupNs: j.Options.Warmup.Nanoseconds()},
-		StartedAt: time.Now().UTC(),
-		Cases:     []artifact.Case{}, Failures: []artifact.Failure{}, Warnings: append([]string{}, dev.Warnings...),
+		Device: dev,
+		Settings: artifact.Settings{Samples: j.Options.Samples, MinTimeNs: j.Options.MinTime.Nanoseconds(),
+			WarmupNs: j.Options.Warmup.Nanoseconds(), Slowdown: j.Options.Slowdown, Defines: j.Defines},
+		Cases: []artifact.Case{}, Failures: []artifact.Failure{}, Warnings: append([]string{}, dev.Warnings...),
 	}
-	a.Settings.Defines = j.Defines
-	fmt.Fprintf(j.Log, "running %s on %s: %d cases, %d samples of at least %s each\n", a.Label(), a.Target,
-		len(j.Options.Cases), j.Options.Samples, j.Options.MinTime)
-	raw, runErr := Measure(ctx, j.Target, remote, j.Options)
+	return &Prepared{job: j, remote: remote, art: a, m: NewMeasurement(j.Target, remote, j.Options)}, nil
+}
+
+// Label names the prepared program: "json linux", with " slowdown=0.1" when it adds busy work.
+func (p *Prepared) Label() string {
+	l := p.art.Label()
+	if s := p.job.Options.Slowdown; s > 0 {
+		l += " slowdown=" + strconv.FormatFloat(s, 'g', -1, 64)
+	}
+	return l
+}
+
+// Begin starts the session: the artifact is program index idx of session s.
+func (p *Prepared) Begin(s artifact.Session, idx int) {
+	p.art.Session, p.art.Session.Program = s, idx
+	p.art.Session.Order = nil
+	p.art.StartedAt = time.Now().UTC()
+}
+
+// Process runs one process of the program as position seq of the session, in the given case order.
+func (p *Prepared) Process(ctx context.Context, seq int, order []string) error {
+	return p.m.Process(ctx, seq, order)
+}
+
+// SetOrder records the session's full process order (compare knows it only at the end).
+func (p *Prepared) SetOrder(order []int) { p.art.Session.Order = order }
+
+// Finish assembles and writes the artifact; runErr is what broke the run, if anything.
+func (p *Prepared) Finish(ctx context.Context, runErr error) (*artifact.Artifact, error) {
+	j, a, raw := p.job, p.art, p.m.Raw
 	if q := raw.Meta["quickjs"]; q != "" {
 		a.Device.QuickJS = q
 	}
@@ -106,8 +164,12 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 		a.Codec = c
 	}
 	Assemble(a, raw, j.Options.Cases)
+	if len(raw.Processes) < 2 {
+		a.Warnings = append(a.Warnings, "one process: no interval over processes, and ratios carry that process's "+
+			"placement; use --runs 2 or more")
+	}
 	if j.Options.Instructions && runErr == nil {
-		runErr = j.countInstructions(ctx, remote, a)
+		runErr = j.countInstructions(ctx, p.remote, a)
 	}
 	if err := artifact.Write(j.Out, a); err != nil {
 		return a, err
@@ -116,6 +178,14 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 		return a, fmt.Errorf("%w (partial artifact with %d cases written to %s)", runErr, len(a.Cases), j.Out)
 	}
 	return a, nil
+}
+
+// NewSession starts a session of the named programs with a fresh id.
+func NewSession(programs []string, seed uint64) artifact.Session {
+	var id [8]byte
+	crand.Read(id[:])
+	return artifact.Session{ID: time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(id[:4]),
+		Programs: programs, Seed: seed}
 }
 
 // countInstructions adds each measured case's instructions per op to a; a case that cannot be counted makes the
