@@ -13,11 +13,11 @@ const ProtocolVersion = 2
 
 // record is one parsed line of a bench program's output.
 type record struct {
-	kind string // the first word
-	name string // the case, where the record has one
-	a, b int64  // numbers: calibrated N; sample or loop OPS and NS
-	text string // meta value, error message
-	key  string // meta key
+	kind string  // the first word
+	name string  // the case, where the record has one
+	a, b int64   // numbers: calibrated N; sample or loop OPS and NS
+	text string  // meta value, error message
+	key  string  // meta key
 	f, g float64 // timer_overhead_ns X; slowdown ADDED BASE
 }
 
