@@ -115,6 +115,9 @@ type Settings struct {
 	Defines []string `json:"defines,omitempty"`
 	// Runs is how many processes of the program the run made (--runs); 1 for a converted schema 1 artifact.
 	Runs int `json:"runs"`
+	// BinarySHA256 identifies the program's binary (its sha256, hex): the same value means the same program, so
+	// that gate --confirm can tell whether the baseline's program can still be built and run beside the current.
+	BinarySHA256 string `json:"binary_sha256,omitempty"`
 	// Slowdown is the share of each crossing's cost the program added as busy work (--slowdown, the A/B proof of
 	// the gate); 0 for none.
 	Slowdown float64 `json:"slowdown,omitempty"`

@@ -3,9 +3,11 @@ package runner
 import (
 	"context"
 	crand "crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"time"
 
@@ -30,6 +32,9 @@ type Job struct {
 	User *UserBridge
 	// Defines are extra compile-time options of the reference bridge or the floor (see build.BuildProgram).
 	Defines []string
+	// Push, when set, pushes the built program instead of Target.Push: compare pushes a binary used by two
+	// programs once.
+	Push func(ctx context.Context, local string) (string, error)
 }
 
 // UserBridge is a bench program of the user's, declared in the config.
@@ -111,7 +116,15 @@ func (j *Job) Prepare(ctx context.Context) (*Prepared, error) {
 	}
 	dev.Compiler, dev.CFlags, dev.QuickJS = prog.Compiler, prog.CFlags, build.QuickJSVersion
 	targets.CheckProgram(&dev, prog.Path)
-	remote, err := j.Target.Push(ctx, prog.Path)
+	sum, err := fileSHA256(prog.Path)
+	if err != nil {
+		return nil, err
+	}
+	push := j.Push
+	if push == nil {
+		push = j.Target.Push
+	}
+	remote, err := push(ctx, prog.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +137,8 @@ func (j *Job) Prepare(ctx context.Context) (*Prepared, error) {
 		Schema: artifact.Schema, Tool: Tool, Target: j.Target.Name(), Program: prog.Kind, Codec: prog.Codec,
 		Device: dev,
 		Settings: artifact.Settings{Samples: j.Options.Samples, MinTimeNs: j.Options.MinTime.Nanoseconds(),
-			WarmupNs: j.Options.Warmup.Nanoseconds(), Slowdown: j.Options.Slowdown, Defines: j.Defines},
+			WarmupNs: j.Options.Warmup.Nanoseconds(), Slowdown: j.Options.Slowdown, Defines: j.Defines,
+			BinarySHA256: sum},
 		Cases: []artifact.Case{}, Failures: []artifact.Failure{}, Warnings: append([]string{}, dev.Warnings...),
 	}
 	return &Prepared{job: j, remote: remote, art: a, m: NewMeasurement(j.Target, remote, j.Options)}, nil
@@ -178,6 +192,25 @@ func (p *Prepared) Finish(ctx context.Context, runErr error) (*artifact.Artifact
 		return a, fmt.Errorf("%w (partial artifact with %d cases written to %s)", runErr, len(a.Cases), j.Out)
 	}
 	return a, nil
+}
+
+// BinarySHA256 builds (or finds in the cache) the job's program and returns its sha256: whether it is the program
+// an artifact was measured with.
+func (j *Job) BinarySHA256(ctx context.Context) (string, error) {
+	prog, err := j.Build(ctx)
+	if err != nil {
+		return "", err
+	}
+	return fileSHA256(prog.Path)
+}
+
+func fileSHA256(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // NewSession starts a session of the named programs with a fresh id.
