@@ -121,6 +121,9 @@ type Settings struct {
 	// Slowdown is the share of each crossing's cost the program added as busy work (--slowdown, the A/B proof of
 	// the gate); 0 for none.
 	Slowdown float64 `json:"slowdown,omitempty"`
+	// SlowdownSteps is a fixed number of busy-work steps added per crossing (--slowdown-steps, the A/B proof of
+	// the instruction-count gate); 0 for none.
+	SlowdownSteps int `json:"slowdown_steps,omitempty"`
 }
 
 // Session is one measuring session: one run of one program, or a compare of several programs whose processes

@@ -11,9 +11,10 @@ import (
 // ComparePaired gates cur against base when both were measured in one session (compare, gate --confirm): their
 // processes alternated, so process i of one ran next to process i of the other and the pair shares the machine's
 // state of that moment. Each case's change is the paired ratio over the process pairs of ratio_to_ref (a paired t
-// test on the log ratios), and a case regresses when the test is significant at the alpha and the change's 95%
-// interval reaches the minimum effect: the data show a slowdown and do not rule out one as large as the minimum
-// (docs/gate.md). A change that is significant but whose whole interval lies below the minimum effect is the same.
+// test on the log ratios), and a case regresses when the test is significant at the alpha and the change is more
+// than half the minimum effect: the midpoint between no change and the smallest change the gate must catch, so
+// that a change of the minimum effect is caught even when it measures a little low, and no change is not
+// (docs/gate.md).
 func ComparePaired(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*Result, error) {
 	if base.Session.ID == "" || base.Session.ID != cur.Session.ID {
 		return nil, fmt.Errorf("%s and %s were not measured in one session (session %q and %q): compare them with gate",
@@ -63,14 +64,14 @@ func pairedCase(base, cur *artifact.Artifact, name string, o Options) CaseResult
 	return res
 }
 
-// pairedVerdict is the rule of ComparePaired: significant, and the interval reaches the threshold on its side.
+// pairedVerdict is the rule of ComparePaired: significant, and more than half the threshold on its side.
 func pairedVerdict(p stats.Paired, threshold, alpha float64) Verdict {
 	switch {
 	case p.P > alpha:
 		return Same
-	case p.Ratio > 1 && p.High-1 >= threshold:
+	case p.Ratio-1 > threshold/2:
 		return Regressed
-	case p.Ratio < 1 && 1-p.Low >= threshold:
+	case 1-p.Ratio > threshold/2:
 		return Improved
 	}
 	return Same

@@ -137,7 +137,7 @@ func (j *Job) Prepare(ctx context.Context) (*Prepared, error) {
 		Schema: artifact.Schema, Tool: Tool, Target: j.Target.Name(), Program: prog.Kind, Codec: prog.Codec,
 		Device: dev,
 		Settings: artifact.Settings{Samples: j.Options.Samples, MinTimeNs: j.Options.MinTime.Nanoseconds(),
-			WarmupNs: j.Options.Warmup.Nanoseconds(), Slowdown: j.Options.Slowdown, Defines: j.Defines,
+			WarmupNs: j.Options.Warmup.Nanoseconds(), Slowdown: j.Options.Slowdown, SlowdownSteps: j.Options.SlowdownSteps, Defines: j.Defines,
 			BinarySHA256: sum},
 		Cases: []artifact.Case{}, Failures: []artifact.Failure{}, Warnings: append([]string{}, dev.Warnings...),
 	}
@@ -149,6 +149,9 @@ func (p *Prepared) Label() string {
 	l := p.art.Label()
 	if s := p.job.Options.Slowdown; s > 0 {
 		l += " slowdown=" + strconv.FormatFloat(s, 'g', -1, 64)
+	}
+	if s := p.job.Options.SlowdownSteps; s > 0 {
+		l += " slowdown-steps=" + strconv.Itoa(s)
 	}
 	return l
 }
@@ -229,7 +232,7 @@ func (j *Job) countInstructions(ctx context.Context, remote string, a *artifact.
 		names = append(names, c.Name)
 	}
 	fmt.Fprintf(j.Log, "counting instructions of %d cases under callgrind on %s\n", len(names), a.Target)
-	counts, err := MeasureInstructions(ctx, j.Target, remote, names, j.Options.Progress)
+	counts, err := MeasureInstructions(ctx, j.Target, remote, names, j.Options.Progress, j.Options.slowdownArgs()...)
 	for i := range a.Cases {
 		if v, ok := counts[a.Cases[i].Name]; ok {
 			a.Cases[i].InstructionsPerOp = &v

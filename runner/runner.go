@@ -33,6 +33,9 @@ type Options struct {
 	// Slowdown, when positive, makes the program add busy work worth that share of each case's own cost per
 	// crossing (protocol 2's --slowdown): the gate's A/B proof.
 	Slowdown float64
+	// SlowdownSteps, when positive, adds a fixed number of busy-work steps per crossing instead (--slowdown-steps):
+	// the same instructions on every machine, for the instruction-count A/B proof.
+	SlowdownSteps int
 	// Stall is how long the program may print nothing before it is taken as hung and killed.
 	Stall time.Duration
 	// Progress receives one line per finished case when OnEvent is nil; nil for none.
@@ -164,7 +167,7 @@ func (m *Measurement) Process(ctx context.Context, seq int, order []string) erro
 		if err != nil && m.protocol == 0 && s.line == 0 && isUsageExit(err) {
 			// A protocol 1 program that refuses protocol 2's flags: ask again without them.
 			m.protocol = 1
-			if m.opts.Slowdown > 0 {
+			if m.opts.Slowdown > 0 || m.opts.SlowdownSteps > 0 {
 				return fmt.Errorf("%s: the program speaks protocol 1: --slowdown needs a program that speaks protocol 2 (docs/protocol.md)", m.target.Name())
 			}
 			continue
@@ -214,6 +217,17 @@ func (m *Measurement) Process(ctx context.Context, seq int, order []string) erro
 	return nil
 }
 
+// slowdownArgs are the program's flags for the busy work asked for.
+func (o Options) slowdownArgs() []string {
+	switch {
+	case o.Slowdown > 0:
+		return []string{"--slowdown", strconv.FormatFloat(o.Slowdown, 'g', -1, 64)}
+	case o.SlowdownSteps > 0:
+		return []string{"--slowdown-steps", strconv.Itoa(o.SlowdownSteps)}
+	}
+	return nil
+}
+
 // isUsageExit reports whether err is the exit status 2 a program gives for flags it does not know.
 func isUsageExit(err error) bool {
 	var exit *targets.ExitError
@@ -256,9 +270,7 @@ func (s *session) args() []string {
 		if slices.Contains(o.Cases, cases.RefCase) {
 			args = append(args, "--ref", cases.RefCase)
 		}
-		if o.Slowdown > 0 {
-			args = append(args, "--slowdown", strconv.FormatFloat(o.Slowdown, 'g', -1, 64))
-		}
+		args = append(args, o.slowdownArgs()...)
 	}
 	return append(args, s.want...)
 }

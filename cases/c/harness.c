@@ -171,6 +171,7 @@ typedef struct options {
 	uint64_t units; /* --ops: loop units per sample, fixed (no calibration); 0 to calibrate */
 	const char *ref; /* --ref: the case sampled beside every sample of the others (protocol 2); NULL for none */
 	double slowdown; /* --slowdown: busy work per crossing, as a share of the case's own cost (protocol 2) */
+	uint64_t slowdown_steps; /* --slowdown-steps: a fixed amount of it, for instruction counts (protocol 2) */
 } options;
 
 /* beside is the --ref case, set up once per process and calibrated once, so that its samples beside every case
@@ -343,6 +344,7 @@ static void run_case(const char *name, const options *o)
 	}
 	printf("begin %s\n", name);
 	fflush(stdout);
+	bb_slowdown_q8 = o->slowdown_steps * 256; /* --slowdown-steps: from set-up on, the same in every run */
 	if (setup_case(c, &state) < 0) {
 		print_error(name, error_msg);
 	} else {
@@ -411,7 +413,8 @@ static void print_header(void)
 static int usage(void)
 {
 	fprintf(stderr, "usage: %s list\n"
-			"       %s run [--min-time-ns N] [--samples N] [--warmup-ns N] [--ops N] [--ref CASE] [--slowdown SHARE] [CASE ...]\n"
+			"       %s run [--min-time-ns N] [--samples N] [--warmup-ns N] [--ops N] [--ref CASE]\n"
+			"           [--slowdown SHARE | --slowdown-steps N] [CASE ...]\n"
 			"       %s loop CASE SECONDS\n",
 		bb_program, bb_program, bb_program);
 	return 2;
@@ -476,6 +479,7 @@ static int parse_flag(int argc, char **argv, int *i, options *o)
 		{"--samples", offsetof(options, samples)},
 		{"--warmup-ns", offsetof(options, warmup_ns)},
 		{"--ops", offsetof(options, units)},
+		{"--slowdown-steps", offsetof(options, slowdown_steps)},
 	};
 	const char *arg = argv[*i], *val;
 	size_t k, len;
@@ -508,7 +512,7 @@ static int parse_flag(int argc, char **argv, int *i, options *o)
 
 static int cmd_run(int argc, char **argv)
 {
-	options o = {50000000u, 10, 0, 0, 0, NULL, 0};
+	options o = {50000000u, 10, 0, 0, 0, NULL, 0, 0};
 	char **names = argv; /* the case names, compacted in place: argv is ours */
 	int i, nnames = 0;
 
@@ -530,6 +534,10 @@ static int cmd_run(int argc, char **argv)
 		o.warmup_ns = o.min_time_ns;
 	if (o.units > 0 && (o.ref || o.slowdown > 0)) {
 		fprintf(stderr, "%s: --ref and --slowdown need calibrated runs, not --ops\n", bb_program);
+		return 2;
+	}
+	if (o.slowdown > 0 && o.slowdown_steps > 0) {
+		fprintf(stderr, "%s: --slowdown and --slowdown-steps exclude each other\n", bb_program);
 		return 2;
 	}
 

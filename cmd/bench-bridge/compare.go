@@ -126,7 +126,7 @@ func compareRun(cmd *cobra.Command, o *compareOptions, targetName string, progAr
 		return fmt.Errorf("--format %q: want one of %s", o.format, strings.Join(gate.Formats, ", "))
 	}
 	f := cmd.Flags()
-	for _, name := range []string{"slowdown", "metric"} {
+	for _, name := range []string{"slowdown", "slowdown-steps", "metric"} {
 		if f.Changed(name) {
 			return fmt.Errorf("--%s does not apply to compare: give each program its own options (json:slowdown=0.10)", name)
 		}

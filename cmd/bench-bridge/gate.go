@@ -196,7 +196,7 @@ func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.
 		opts.Samples, opts.MinTime, opts.Warmup = s.Samples, time.Duration(s.MinTimeNs), time.Duration(s.WarmupNs)
 	}
 	opts.Runs = max(a.Settings.Runs, opts.Runs)
-	opts.Slowdown = a.Settings.Slowdown
+	opts.Slowdown, opts.SlowdownSteps = a.Settings.Slowdown, a.Settings.SlowdownSteps
 	job := &runner.Job{Target: t, Kind: a.Program, Codec: a.Codec, Options: opts, Out: out, Log: o.stderr,
 		Defines: a.Settings.Defines}
 	if cfg.QuickJS.Src != "" {

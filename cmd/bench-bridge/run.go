@@ -29,6 +29,7 @@ type runOptions struct {
 	runs       int
 	seed       uint64
 	slowdown   float64
+	steps      int
 	minTime    time.Duration
 	warmup     time.Duration
 	stall      time.Duration
@@ -52,6 +53,7 @@ func (o *runOptions) register(cmd *cobra.Command, bridge bool) {
 	f.IntVar(&o.samples, "samples", d.Samples, "timed samples per case in each process")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of the processes' case orders (default: drawn, and recorded in the artifact)")
 	f.Float64Var(&o.slowdown, "slowdown", 0, "add busy work worth this share of each crossing, calibrated on the device (0.10: the gate's A/B proof)")
+	f.IntVar(&o.steps, "slowdown-steps", 0, "add this many busy-work steps per crossing instead: the same instructions everywhere (the instruction gate's A/B proof)")
 	f.DurationVar(&o.minTime, "min-time", d.MinTime, "least duration of one sample")
 	f.DurationVar(&o.warmup, "warmup", 0, "warm-up per case (default: --min-time)")
 	f.DurationVar(&o.stall, "stall-timeout", d.Stall, "kill the program when it prints nothing for this long")
@@ -115,6 +117,9 @@ func (o *runOptions) job(cmd *cobra.Command, cfg *config.Config, t targets.Targe
 	if !(o.slowdown >= 0 && o.slowdown <= 10) {
 		return nil, fmt.Errorf("--slowdown %v: want a share between 0 and 10, like 0.10", o.slowdown)
 	}
+	if o.steps < 0 || (o.steps > 0 && o.slowdown > 0) {
+		return nil, fmt.Errorf("--slowdown-steps %d: want a positive count, and not with --slowdown", o.steps)
+	}
 	if o.minTime <= 0 {
 		return nil, fmt.Errorf("--min-time must be positive, got %s", o.minTime)
 	}
@@ -126,7 +131,7 @@ func (o *runOptions) job(cmd *cobra.Command, cfg *config.Config, t targets.Targe
 	}
 	opts := runner.DefaultOptions()
 	opts.Cases, opts.Samples, opts.MinTime, opts.Stall = names, o.samples, o.minTime, o.stall
-	opts.Runs, opts.Seed, opts.Slowdown = o.runs, o.seed, o.slowdown
+	opts.Runs, opts.Seed, opts.Slowdown, opts.SlowdownSteps = o.runs, o.seed, o.slowdown, o.steps
 	opts.Warmup = o.warmup
 	if opts.Warmup <= 0 {
 		opts.Warmup = o.minTime
