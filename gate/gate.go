@@ -267,17 +267,8 @@ func failed(a *artifact.Artifact, name string) string {
 
 // compareCase compares one case that is not the reference.
 func compareCase(base, cur *artifact.Artifact, name string, o Options) CaseResult {
-	res := CaseResult{Case: name, Threshold: o.threshold(name)}
-	b, c := base.Case(name), cur.Case(name)
-	switch {
-	case o.Cases[name].Skip:
-		res.Verdict, res.Note = Skipped, "skipped by gate.cases."+name+".skip"
-		return res
-	case b != nil && c == nil && failed(cur, name) != "":
-		res.Verdict, res.Note = Failed, failed(cur, name)
-		return res
-	case b == nil || c == nil:
-		res.Verdict, res.Note = Missing, "not measured in both"
+	res, b, c, ok := measuredInBoth(base, cur, name, o)
+	if !ok {
 		return res
 	}
 	if o.Metric == Instructions {
@@ -301,6 +292,24 @@ func compareCase(base, cur *artifact.Artifact, name string, o Options) CaseResul
 		}
 	}
 	return res
+}
+
+// measuredInBoth finds name in both artifacts; when it is skipped, failed or missing, it returns the verdict that says
+// so and ok false.
+func measuredInBoth(base, cur *artifact.Artifact, name string, o Options) (res CaseResult, b, c *artifact.Case, ok bool) {
+	res = CaseResult{Case: name, Threshold: o.threshold(name)}
+	b, c = base.Case(name), cur.Case(name)
+	switch {
+	case o.Cases[name].Skip:
+		res.Verdict, res.Note = Skipped, "skipped by gate.cases."+name+".skip"
+	case b != nil && c == nil && failed(cur, name) != "":
+		res.Verdict, res.Note = Failed, failed(cur, name)
+	case b == nil || c == nil:
+		res.Verdict, res.Note = Missing, "not measured in both"
+	default:
+		return res, b, c, true
+	}
+	return res, b, c, false
 }
 
 func compareInstructions(base, cur *artifact.Artifact, b, c *artifact.Case, res CaseResult) CaseResult {

@@ -35,17 +35,8 @@ func ComparePaired(base, cur *artifact.Artifact, baseFile, curFile string, o Opt
 
 // pairedCase compares one case over the processes both artifacts measured it in.
 func pairedCase(base, cur *artifact.Artifact, name string, o Options) CaseResult {
-	res := CaseResult{Case: name, Threshold: o.threshold(name)}
-	b, c := base.Case(name), cur.Case(name)
-	switch {
-	case o.Cases[name].Skip:
-		res.Verdict, res.Note = Skipped, "skipped by gate.cases."+name+".skip"
-		return res
-	case b != nil && c == nil && failed(cur, name) != "":
-		res.Verdict, res.Note = Failed, failed(cur, name)
-		return res
-	case b == nil || c == nil:
-		res.Verdict, res.Note = Missing, "not measured in both"
+	res, b, c, ok := measuredInBoth(base, cur, name, o)
+	if !ok {
 		return res
 	}
 	xs, ys := PairedValues(b, c)

@@ -208,7 +208,7 @@ func buildGoogleBenchmark(t *testing.T, dir string) string {
 	cc(tc.CC, append(slices.Clone(flags), "-Dmain=bb_harness_main", "-c", "harness.c", "-o", "harness.o")...)
 	cc(tc.CC, append(slices.Clone(flags), "-c", "floor.c", "-o", "floor.o")...)
 	gbSrc, _ := filepath.Abs("testdata/gbench_floor.cc")
-	args := append([]string{"-O2", "-std=c++17", gbSrc, "harness.o", "floor.o"}, lib.Objects...)
+	args := append([]string{"-O2", "-std=c++17", "-I", lib.Src, "-I", dir, gbSrc, "harness.o", "floor.o"}, lib.Objects...)
 	cc("g++", append(args, "-lbenchmark", "-lpthread", "-lm", "-ldl", "-o", "gbench")...)
 	return filepath.Join(dir, "gbench")
 }

@@ -4,19 +4,10 @@
 // function and the loop are the very ones `bench-bridge floor` times; only the harness around them differs.
 #include <benchmark/benchmark.h>
 
-#include <cstdint>
 #include <cstring>
 
 extern "C" {
-// The layout of struct bb_case in cases/c/harness.h (a C header that pulls in quickjs.h, kept out of C++).
-struct bb_case {
-	const char *name;
-	int (*setup)(const bb_case *c, void **state);
-	int (*run)(void *state, uint64_t n, uint64_t *ops);
-	void (*teardown)(void *state);
-};
-extern const bb_case bb_cases[];
-extern const int bb_ncases;
+#include "harness.h"
 }
 
 namespace {
