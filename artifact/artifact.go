@@ -3,6 +3,7 @@
 package artifact
 
 import (
+	"strconv"
 	"time"
 )
 
@@ -243,13 +244,21 @@ func (a *Artifact) Case(name string) *Case {
 	return nil
 }
 
-// Label names the artifact in a table: "floor linux", "json linux", or the user bridge's codec.
+// Label names the artifact in a table: "floor linux", "json linux", or the user bridge's codec, with the busy work
+// it added ("json linux slowdown=0.1").
 func (a *Artifact) Label() string {
-	if a.Program == ProgramFloor {
-		return "floor " + a.Target
+	l := a.Program + " " + a.Target
+	switch {
+	case a.Program == ProgramFloor:
+		l = "floor " + a.Target
+	case a.Codec != "":
+		l = a.Codec + " " + a.Target
 	}
-	if a.Codec != "" {
-		return a.Codec + " " + a.Target
+	if s := a.Settings.Slowdown; s > 0 {
+		l += " slowdown=" + strconv.FormatFloat(s, 'g', -1, 64)
 	}
-	return a.Program + " " + a.Target
+	if s := a.Settings.SlowdownSteps; s > 0 {
+		l += " slowdown-steps=" + strconv.Itoa(s)
+	}
+	return l
 }

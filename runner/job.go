@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
@@ -145,16 +144,7 @@ func (j *Job) Prepare(ctx context.Context) (*Prepared, error) {
 }
 
 // Label names the prepared program: "json linux", with " slowdown=0.1" when it adds busy work.
-func (p *Prepared) Label() string {
-	l := p.art.Label()
-	if s := p.job.Options.Slowdown; s > 0 {
-		l += " slowdown=" + strconv.FormatFloat(s, 'g', -1, 64)
-	}
-	if s := p.job.Options.SlowdownSteps; s > 0 {
-		l += " slowdown-steps=" + strconv.Itoa(s)
-	}
-	return l
-}
+func (p *Prepared) Label() string { return p.art.Label() }
 
 // Begin starts the session: the artifact is program index idx of session s.
 func (p *Prepared) Begin(s artifact.Session, idx int) {

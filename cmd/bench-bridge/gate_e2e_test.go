@@ -119,7 +119,7 @@ func TestGateAAAndAB(t *testing.T) {
 		b := measure("b", "--slowdown", "0.25")
 		code, r, reg := gateJSON(t, "gate", "--confirm", a1, b)
 		logResult(t, "a1 vs b", r)
-		if code != exitRegressed || !slices.Contains(reg, "json "+localName()+": script_to_host_scalar") {
+		if code != exitRegressed || !slices.Contains(reg, "json "+localName()+" slowdown=0.25: script_to_host_scalar") {
 			t.Errorf("A/B by gate --confirm: exit %d, regressions %v; want 3 and script_to_host_scalar", code, reg)
 		}
 		if res := r.Results[0]; res.Confirmation == "" || slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "reran alone") }) {
