@@ -76,14 +76,13 @@ void bb_slowdown(void)
 	slowdown_acc &= 255;
 }
 
-/* crossing_cost returns what one bb_crossing() costs in ns at the current bb_slowdown_q8: the median of 5 timed
- * loops of at least 1 ms each. */
+/* crossing_cost returns what one bb_crossing() costs in ns at the current bb_slowdown_q8: the least of 5 timed loops
+ * of at least 1 ms each (whatever else runs on the machine only adds time). */
 static double crossing_cost(void)
 {
-	enum { RUNS = 5 };
 	uint64_t calls = 1024, i, t0, ns;
-	double d[RUNS], tmp;
-	int r, j;
+	double best = 0, d;
+	int r;
 
 	for (;;) {
 		t0 = bb_now_ns();
@@ -94,16 +93,15 @@ static double crossing_cost(void)
 			break;
 		calls *= 4;
 	}
-	for (r = 0; r < RUNS; r++) {
+	for (r = 0; r < 5; r++) {
 		t0 = bb_now_ns();
 		for (i = 0; i < calls; i++)
 			bb_crossing();
-		d[r] = (double)(bb_now_ns() - t0) / (double)calls;
+		d = (double)(bb_now_ns() - t0) / (double)calls;
+		if (r == 0 || d < best)
+			best = d;
 	}
-	for (r = 1; r < RUNS; r++) /* insertion sort of 5 */
-		for (j = r; j > 0 && d[j - 1] > d[j]; j--)
-			tmp = d[j], d[j] = d[j - 1], d[j - 1] = tmp;
-	return d[RUNS / 2];
+	return best;
 }
 
 /* slowdown_calibrate sets bb_slowdown_q8 so that one crossing's busy work costs target_ns on this machine, and
@@ -245,23 +243,23 @@ static int measure_fixed(const bb_case *c, void *state, const options *o)
 }
 
 /* apply_slowdown sets the busy work of case c's crossings to share of the case's own cost per op, measured as the
- * median of 3 runs of n units without it, and prints what it applied as one `slowdown CASE ADDED_NS BASE_NS` record
- * (per op). A case that makes no crossing gets none. Returns -1 when the case failed. */
+ * least of 3 runs of n units without it (as crossing_cost measures the work), and prints what it applied as one
+ * `slowdown CASE ADDED_NS BASE_NS` record (per op). A case that makes no crossing gets none. Returns -1 when the case
+ * failed. */
 static int apply_slowdown(const bb_case *c, void *state, uint64_t n, double share)
 {
-	double cost[3], tmp, base, per_op, added = 0;
+	double base = 0, cost, per_op, added = 0;
 	uint64_t ns, ops = 0, crossings = bb_crossings, total_ops = 0;
-	int i, j;
+	int i;
 
 	for (i = 0; i < 3; i++) {
 		if (timed_run(c, state, n, &ns, &ops) < 0)
 			return -1;
-		cost[i] = (double)ns / (double)ops;
+		cost = (double)ns / (double)ops;
+		if (i == 0 || cost < base)
+			base = cost;
 		total_ops += ops;
-		for (j = i; j > 0 && cost[j - 1] > cost[j]; j--)
-			tmp = cost[j], cost[j] = cost[j - 1], cost[j - 1] = tmp;
 	}
-	base = cost[1];
 	per_op = (double)(bb_crossings - crossings) / (double)total_ops;
 	if (per_op > 0)
 		added = slowdown_calibrate(share * base / per_op) * per_op;
