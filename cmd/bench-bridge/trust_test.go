@@ -220,7 +220,7 @@ func buildGoogleBenchmark(t *testing.T, dir string) string {
 // googleBenchmarkNs runs one benchmark of gb, 5 repetitions, and returns the median ns per op.
 func googleBenchmarkNs(t *testing.T, gb, name string) float64 {
 	t.Helper()
-	out, err := exec.Command(gb, "--benchmark_filter=^"+name+"$", "--benchmark_repetitions=5",
+	out, err := exec.Command(gb, "--benchmark_filter=^"+name+"(/|$)", "--benchmark_repetitions=5",
 		"--benchmark_min_time=0.2", "--benchmark_format=json").Output()
 	if err != nil {
 		t.Fatalf("%s: %v", gb, err)
