@@ -44,7 +44,7 @@ With --gate it exits 3 when a program regressed against the first by the gate's 
 
 A program is floor, a codec of the reference bridge (json, fast, binary) or a bridge of the config, with
 options after a colon: json:slowdown=0.10 is the json bridge adding busy work worth 10% of each crossing,
-calibrated on the device at start-up (the same binary as json).`,
+calibrated on the device at start-up (the same binary as json). --runs (default 10) is the number of rounds.`,
 		Example: `  bench-bridge compare linux json fast binary
   bench-bridge compare linux json json:slowdown=0.10 --cases script_to_host_scalar --gate`,
 		Args: cobra.MinimumNArgs(3),
@@ -54,6 +54,10 @@ calibrated on the device at start-up (the same binary as json).`,
 	}
 	addMeasureFlags(cmd, &o.run, false)
 	f := cmd.Flags()
+	// More rounds than a run's processes: the paired test gains a pair per round, and a compare measures few cases.
+	o.run.runs = compareRounds
+	f.Lookup("runs").DefValue = strconv.Itoa(compareRounds)
+	f.Lookup("runs").Usage = "rounds: processes of each program, alternating A B, B A, ..."
 	f.Lookup("out").Usage = "directory for the artifacts, one per program (default " + DefaultOutDir + "/compare-TARGET)"
 	f.BoolVar(&o.gate, "gate", false, "exit 3 when a program regressed against the first")
 	f.Float64Var(&o.alpha, "alpha", 0, "significance level of the paired test (default: the config's, else 0.05)")
@@ -61,6 +65,9 @@ calibrated on the device at start-up (the same binary as json).`,
 	f.StringVar(&o.format, "format", "text", "format of the paired comparison: "+strings.Join(gate.Formats, ", "))
 	return cmd
 }
+
+// compareRounds is compare's default --runs.
+const compareRounds = 10
 
 // programSpec is one program of compare: floor, a codec of the reference bridge or a config bridge, and options.
 type programSpec struct {
