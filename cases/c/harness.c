@@ -80,7 +80,7 @@ void bb_slowdown(void)
  * of at least 1 ms each (whatever else runs on the machine only adds time). */
 static double crossing_cost(void)
 {
-	uint64_t calls = 1024, i, t0, ns;
+	uint64_t calls = 1, i, t0, ns;
 	double best = 0, d;
 	int r;
 
