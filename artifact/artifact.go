@@ -144,7 +144,8 @@ type Session struct {
 
 // Process is one process of the program.
 type Process struct {
-	// Seq is the process's position in the session's Order (0-based).
+	// Seq is the round the process ran in (0-based): compare runs one process of each program per round, in the
+	// order the session's Order gives.
 	Seq int `json:"seq"`
 	// CaseOrder is the order in which the process ran the cases.
 	CaseOrder []string `json:"case_order"`
