@@ -104,9 +104,13 @@ func Measure(ctx context.Context, t targets.Target, program string, opts Options
 	return m.Raw, nil
 }
 
-// CaseOrder is the case order of process seq of a session seeded with seed: a shuffle of names.
+// CaseOrder is the case order of process seq of a session seeded with seed: names as given for the first process
+// (a run of one process runs them as asked), a shuffle of them for the others.
 func CaseOrder(seed uint64, seq int, names []string) []string {
 	out := slices.Clone(names)
+	if seq == 0 {
+		return out
+	}
 	r := rand.New(rand.NewPCG(seed, uint64(seq)))
 	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
