@@ -36,6 +36,11 @@ type Artifact struct {
 	Cases     []Case    `json:"cases"`
 	Failures  []Failure `json:"failures"`
 	Warnings  []string  `json:"warnings"`
+	// NotImplemented are the cases asked for that the program does not list (a bridge that implements a subset);
+	// they are neither measured nor failures.
+	NotImplemented []string `json:"not_implemented,omitempty"`
+	// Meta are the program's own meta lines (program, codec, engine, bridge, quickjs, compiler, ...).
+	Meta map[string]string `json:"meta,omitempty"`
 }
 
 // Program kinds.
@@ -184,6 +189,9 @@ type Case struct {
 	// InstructionsPerOp is what one op costs in instructions under valgrind's callgrind (--metric instructions);
 	// nil when not measured. The same binary gives the same count run after run.
 	InstructionsPerOp *float64 `json:"instructions_per_op,omitempty"`
+	// Partial is true when the program died during the case: its samples are the ones it printed before, and the
+	// case is in Failures too.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // CaseProcess is one case in one process.

@@ -22,6 +22,8 @@ type Program struct {
 	Path     string // the local binary
 	Compiler string // the compiler's version line
 	CFlags   string
+	// User is what a user's bridge was built with (nil for the reference programs).
+	User *UserBuild
 }
 
 // Codecs lists the reference bridge's codecs: json is the report's generic text path, fast adds typed entries

@@ -7,12 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
 	"time"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/bench-bridge/bench-bridge/cases"
 )
@@ -29,6 +24,9 @@ type Config struct {
 	Bridges  map[string]Bridge `toml:"bridges"`
 	Targets  map[string]Target `toml:"targets"`
 	Gate     Gate              `toml:"gate"`
+	// broken holds the problems of each bridge that is declared but unusable: it blocks only the commands that
+	// measure that bridge (see Bridge).
+	broken map[string]error
 }
 
 // Gate is how `bench-bridge gate` decides that a case regressed (docs/gate.md). Zero values mean the defaults.
@@ -100,10 +98,30 @@ type QuickJS struct {
 	Src string `toml:"src"`
 }
 
-// Bridge is a user's bench program: a shell command that builds it and the binary it makes (docs/protocol.md).
+// Bridge is a user's bench program (docs/bridge.md): the binary, and optionally a shell command that builds it.
 type Bridge struct {
-	Build  string `toml:"build"`
+	// Build runs with sh in the config's directory; empty for a prebuilt binary.
+	Build string `toml:"build"`
+	// Binary is the program's path, relative to the config's directory.
 	Binary string `toml:"binary"`
+}
+
+// Bridge returns the declared bridge name with its binary resolved against the config's directory, or why it cannot
+// be used: it is not declared, or its entry has problems (all of them, with their lines).
+func (c *Config) Bridge(name string) (Bridge, error) {
+	if err := c.broken[name]; err != nil {
+		return Bridge{}, err
+	}
+	b, ok := c.Bridges[name]
+	if !ok {
+		where := c.Path
+		if where == "" {
+			where = "no config file found"
+		}
+		return Bridge{}, fmt.Errorf("--bridge %s: no bridges.%s in the config (%s)", name, name, where)
+	}
+	b.Binary = c.Resolve(b.Binary)
+	return b, nil
 }
 
 // Duration is a time.Duration written as a string ("50ms") in the file.
@@ -136,47 +154,6 @@ func Load(path string) (*Config, error) {
 	c, err := Parse(path, string(data))
 	if err != nil {
 		return nil, err
-	}
-	return c, nil
-}
-
-// Parse decodes and checks a config file's text; path is used for messages and relative paths.
-func Parse(path, text string) (*Config, error) {
-	c := &Config{Path: path}
-	md, err := toml.Decode(text, c)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: %s", path, pe.Position.Line, pe.Message)
-		}
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		var keys []string
-		for _, k := range undecoded {
-			keys = append(keys, k.String())
-		}
-		sort.Strings(keys)
-		return nil, fmt.Errorf("%s: unknown key %s (see docs/config.md)", path, strings.Join(keys, ", "))
-	}
-	if c.Defaults.Samples < 0 {
-		return nil, fmt.Errorf("%s: defaults.samples is %d, want at least 1", path, c.Defaults.Samples)
-	}
-	if c.Defaults.MinTime.Duration < 0 {
-		return nil, fmt.Errorf("%s: defaults.min_time is %s, want a positive duration", path, c.Defaults.MinTime)
-	}
-	for name, t := range c.Targets {
-		if !slices.Contains(TargetKinds, t.Kind) {
-			return nil, fmt.Errorf("%s: targets.%s.kind is %q, want one of %s", path, name, t.Kind, strings.Join(TargetKinds, ", "))
-		}
-	}
-	for name, b := range c.Bridges {
-		if b.Build == "" || b.Binary == "" {
-			return nil, fmt.Errorf("%s: bridges.%s needs both build and binary", path, name)
-		}
-	}
-	if err := c.Gate.check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
 }

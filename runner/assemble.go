@@ -34,6 +34,7 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 				c = &artifact.Case{Name: rc.Name, Iterations: rc.Iterations}
 				byName[rc.Name] = c
 			}
+			c.Partial = c.Partial || rc.Partial
 			c.Processes = append(c.Processes, caseProcess(pi, rp, rc))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
@@ -57,6 +58,10 @@ func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 	if err != nil {
 		return nil, err
 	}
+	if u := j.User; u != nil && u.Build == "" {
+		// A prebuilt program: nothing to build, so no QuickJS to fetch or build either.
+		return build.UserBridge(ctx, tc, nil, u.Name, u.Dir, u.Build, u.Binary, j.Log)
+	}
 	src, err := build.QuickJSSource(ctx, j.QuickJSSrc, j.Log)
 	if err != nil {
 		return nil, err
@@ -98,6 +103,7 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 // Prepared is a job whose program is built and pushed: compare runs the processes of several side by side.
 type Prepared struct {
 	job    *Job
+	prog   *build.Program
 	remote string
 	art    *artifact.Artifact
 	m      *Measurement
@@ -140,7 +146,17 @@ func (j *Job) Prepare(ctx context.Context) (*Prepared, error) {
 			BinarySHA256: sum},
 		Cases: []artifact.Case{}, Failures: []artifact.Failure{}, Warnings: append([]string{}, dev.Warnings...),
 	}
-	return &Prepared{job: j, remote: remote, art: a, m: NewMeasurement(j.Target, remote, j.Options)}, nil
+	listed, err := ListCases(ctx, j.Target, remote)
+	if err != nil {
+		return nil, err
+	}
+	asked := j.Options.Cases
+	j.Options.Cases, a.NotImplemented = Implemented(asked, listed)
+	if len(j.Options.Cases) == 0 {
+		return nil, fmt.Errorf("the program implements none of the cases asked for (%s); its list: %s",
+			strings.Join(asked, ", "), strings.Join(listed, ", "))
+	}
+	return &Prepared{job: j, prog: prog, remote: remote, art: a, m: NewMeasurement(j.Target, remote, j.Options)}, nil
 }
 
 // Label names the prepared program: "json linux", with " slowdown=0.1" when it adds busy work.
@@ -164,13 +180,9 @@ func (p *Prepared) SetOrder(order []int) { p.art.Session.Order = order }
 // Finish assembles and writes the artifact; runErr is what broke the run, if anything.
 func (p *Prepared) Finish(ctx context.Context, runErr error) (*artifact.Artifact, error) {
 	j, a, raw := p.job, p.art, p.m.Raw
-	if q := raw.Meta["quickjs"]; q != "" {
-		a.Device.QuickJS = q
-	}
-	if c := raw.Meta["codec"]; c != "" && j.User != nil {
-		a.Codec = c
-	}
+	recordProvenance(a, p.prog, raw.Meta)
 	Assemble(a, raw, j.Options.Cases)
+	checkSettings(a, raw, j.Options)
 	if len(raw.Processes) < 2 {
 		a.Warnings = append(a.Warnings, "one process: no interval over processes, and ratios carry that process's "+
 			"placement; use --runs 2 or more")

@@ -64,6 +64,7 @@ type Raw struct {
 	Processes []RawProcess
 	Failures  []artifact.Failure
 	notify    func(Event)
+	sawTimer  bool // a timer_overhead_ns line came
 }
 
 // RawProcess is one process: its case order and the cases it measured, in the order they ran.
@@ -85,6 +86,8 @@ type RawCase struct {
 	RefOps, RefNs []int64
 	// SlowdownNs and SlowdownBaseNs are the slowdown record: the work added per op and the cost it was set against.
 	SlowdownNs, SlowdownBaseNs float64
+	// Partial is true when the program died during the case, after printing these samples.
+	Partial bool
 }
 
 // errStalled marks a program killed for printing nothing for too long.
@@ -161,7 +164,7 @@ func (m *Measurement) failed(name string) bool {
 // the session. A crash or a stall fails the case it hit and runs the rest in a new process, recorded as the same one.
 func (m *Measurement) Process(ctx context.Context, seq int, order []string) error {
 	raw := m.Raw
-	remaining := slices.DeleteFunc(slices.Clone(order), m.failed)
+	remaining := slices.DeleteFunc(slices.Clone(order), func(n string) bool { return m.failed(n) || !slices.Contains(m.opts.Cases, n) })
 	m.done += len(order) - len(remaining)
 	raw.Processes = append(raw.Processes, RawProcess{Seq: seq, Order: slices.Clone(remaining)})
 	proc := &raw.Processes[len(raw.Processes)-1]
@@ -188,7 +191,7 @@ func (m *Measurement) Process(ctx context.Context, seq int, order []string) erro
 		switch {
 		case ctx.Err() != nil:
 			if s.current != "" {
-				raw.fail(s.current, "interrupted", "")
+				raw.lose(s, "interrupted", "")
 			}
 			return fmt.Errorf("%s: %w", m.target.Name(), ctx.Err())
 		case errors.Is(err, errStalled):
@@ -196,11 +199,12 @@ func (m *Measurement) Process(ctx context.Context, seq int, order []string) erro
 		case errors.As(err, &exit):
 			err = fmt.Errorf("program %v", exit)
 		case s.protocolErr != nil:
-			return fmt.Errorf("%s: %w", m.target.Name(), s.protocolErr)
+			// The case whose output broke the protocol fails with the line; the others run in a new process.
+			err = s.protocolErr
 		default:
 			// The transport failed: the device is gone. Name the case it took down.
 			if s.current != "" {
-				raw.fail(s.current, err.Error(), s.stderr.tail())
+				raw.lose(s, err.Error(), s.stderr.tail())
 				return fmt.Errorf("case %s: %w", s.current, err)
 			}
 			return err
@@ -214,9 +218,10 @@ func (m *Measurement) Process(ctx context.Context, seq int, order []string) erro
 			m.total -= len(remaining) * (max(m.opts.Runs, 1) - 1 - seq)
 			return nil
 		}
-		raw.fail(s.current, err.Error(), s.stderr.tail())
+		current := s.current
+		raw.lose(s, err.Error(), s.stderr.tail())
 		m.done++
-		remaining = slices.DeleteFunc(remaining, func(n string) bool { return n == s.current })
+		remaining = slices.DeleteFunc(remaining, func(n string) bool { return n == current })
 	}
 	return nil
 }
@@ -236,6 +241,17 @@ func (o Options) slowdownArgs() []string {
 func isUsageExit(err error) bool {
 	var exit *targets.ExitError
 	return errors.As(err, &exit) && exit.Status == 2
+}
+
+// lose records the case the session was in when its process died or broke the protocol: a failure, and the samples
+// it had printed, kept as a partial case.
+func (r *Raw) lose(s *session, reason, stderr string) {
+	if s.cur != nil && len(s.cur.Ns) > 0 {
+		c := *s.cur
+		c.Partial = true
+		s.proc.Cases = append(s.proc.Cases, c)
+	}
+	r.fail(s.current, reason, stderr)
 }
 
 func (r *Raw) fail(name, reason, stderr string) {
@@ -341,7 +357,7 @@ func (s *session) handle(line string) error {
 	case "meta":
 		s.m.Raw.Meta[r.key] = r.text
 	case "timer_overhead_ns":
-		s.proc.TimerOverheadNs = r.f
+		s.proc.TimerOverheadNs, s.m.Raw.sawTimer = r.f, true
 	case "begin":
 		s.current = r.name
 		s.cur = &RawCase{Name: r.name}

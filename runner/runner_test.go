@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -67,23 +66,83 @@ func TestMeasureSurvivesCrashHangAndErrors(t *testing.T) {
 	}
 }
 
-func TestMeasureRejectsOutputOutsideTheProtocol(t *testing.T) {
+// TestMeasureRecordsOutputOutsideTheProtocol: a line outside the protocol fails its case, with the line's number and
+// text, and the cases after it run in a new process.
+func TestMeasureRecordsOutputOutsideTheProtocol(t *testing.T) {
 	prog, _ := filepath.Abs("testdata/faulty.sh")
-	o := faultyOptions("a", "garbage")
-	o.Seed = 1 // any seed: the order decides only which line breaks
-	raw, err := Measure(context.Background(), localTarget(t), prog, o)
-	before := 0
-	if CaseOrder(o.Seed, 0, o.Cases)[0] == "a" {
-		before = 1
+	raw, err := Measure(context.Background(), localTarget(t), prog, faultyOptions("a", "garbage", "b"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Three header lines, six lines per case measured before, then begin garbage and the bad line.
-	want := fmt.Sprintf(`line %d: unknown record "hello"`, 3+6*before+2)
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("err = %v, want the line that broke the protocol (%s)", err, want)
+	if cs := raw.Processes[0].Cases; len(cs) != 2 || cs[0].Name != "a" || cs[1].Name != "b" {
+		t.Fatalf("want a and b measured, got %+v", cs)
 	}
-	if cs := raw.Processes[0].Cases; len(cs) != before {
-		t.Fatalf("want the case measured before the bad line kept, got %+v", cs)
+	f := failure(raw, "garbage")
+	if f == nil || !strings.Contains(f.Reason, `line 11: unknown record "hello"`) || !strings.Contains(f.Reason, `"hello there"`) {
+		t.Fatalf("garbage failure = %+v, want the line's number and text", f)
 	}
+}
+
+// TestMeasureKeepsTheSamplesOfADyingCase: the samples a program printed before it died are kept, marked partial,
+// and the case is a failure too.
+func TestMeasureKeepsTheSamplesOfADyingCase(t *testing.T) {
+	prog, _ := filepath.Abs("testdata/faulty.sh")
+	raw, err := Measure(context.Background(), localTarget(t), prog, faultyOptions("a", "dies", "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs := raw.cases(); len(cs) != 3 || cs[1].Name != "dies" || !cs[1].Partial || len(cs[1].Ns) != 2 || cs[2].Name != "b" {
+		t.Fatalf("cases %+v, want dies kept with its 2 samples, partial, and b after it", cs)
+	}
+	if f := failure(raw, "dies"); f == nil || !strings.Contains(f.Reason, "SIGSEGV") {
+		t.Fatalf("dies failure = %+v", f)
+	}
+	a := &artifact.Artifact{}
+	Assemble(a, raw, []string{"a", "dies", "b"})
+	if a.Complete || !a.Case("dies").Partial || a.Case("a").Partial {
+		t.Fatalf("artifact: complete %v, cases %+v", a.Complete, a.Cases)
+	}
+}
+
+// TestCheckSettingsWarns: a program that ignores --samples or --min-time, or prints no timer_overhead_ns, is
+// measured with a warning that says so.
+func TestCheckSettingsWarns(t *testing.T) {
+	raw := &Raw{Processes: []RawProcess{{Cases: []RawCase{{Name: "a", Ops: []int64{10, 10, 10, 10, 10, 10}, Ns: []int64{20000, 20000, 20000, 20000, 20000, 20000}}}}}}
+	opts := Options{Samples: 5, MinTime: 10 * time.Millisecond}
+	a := &artifact.Artifact{}
+	checkSettings(a, raw, opts)
+	text := strings.Join(a.Warnings, "\n")
+	for _, want := range []string{"no timer_overhead_ns", "a: the program ignores the settings: 6 samples where --samples asked for 5", "samples of at most 20000 ns where --min-time asked for 10ms"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in the warnings:\n%s", want, text)
+		}
+	}
+	raw = &Raw{sawTimer: true, Processes: []RawProcess{{Cases: []RawCase{{Name: "a", Ops: []int64{10, 10, 10, 10, 10}, Ns: []int64{9e6, 9e6, 9e6, 9e6, 9e6}}}}}}
+	a = &artifact.Artifact{}
+	if checkSettings(a, raw, opts); len(a.Warnings) > 0 {
+		t.Errorf("warnings for a program that follows the settings: %v", a.Warnings)
+	}
+}
+
+// TestImplemented: the cases asked for split into those the program lists and the rest.
+func TestImplemented(t *testing.T) {
+	run, missing := Implemented([]string{"ref_js_loop", "a", "b", "c"}, []string{"c", "ref_js_loop", "a"})
+	if strings.Join(run, ",") != "ref_js_loop,a,c" || strings.Join(missing, ",") != "b" {
+		t.Fatalf("run %v, missing %v", run, missing)
+	}
+	names, err := ListCases(context.Background(), localTarget(t), mustAbs(t, "testdata/faulty.sh"))
+	if err != nil || strings.Join(names, ",") != "a,b,c" {
+		t.Fatalf("list: %v, %v", names, err)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }
 
 func TestMeasureKeepsWhatItHasWhenCancelled(t *testing.T) {

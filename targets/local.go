@@ -91,11 +91,17 @@ func exitError(err error) error {
 func (l *Local) Device(ctx context.Context) (artifact.Device, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "sh", "-c", ProbeScript).Output()
+	script := ProbeScript
+	if runtime.GOOS == "linux" {
+		script += sshProbeScript // load, libc, clocks and thermal zones, as a Linux device over ssh reports them
+	}
+	out, err := exec.CommandContext(ctx, "sh", "-c", script).Output()
 	if err != nil {
 		return artifact.Device{}, fmt.Errorf("%s: reading device facts: %w", l.name, err)
 	}
-	return ParseProbe(out), nil
+	d := ParseProbe(out)
+	parseSSHProbe(out, &d)
+	return d, nil
 }
 
 // Machine implements the optional machine identity: every local target is this machine.

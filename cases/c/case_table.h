@@ -10,7 +10,7 @@
  *                               bb_check_record, bb_check_script_error)
  *   teardown(state)             frees the state, st->text included
  * A header rather than a shared .c file keeps those calls direct in the timed loops, with no function pointer
- * between the loop and the crossing. */
+ * between the loop and the crossing. The casts from void * let C++ programs include it too (docs/bridge.md). */
 #ifndef BB_CASE_TABLE_H
 #define BB_CASE_TABLE_H
 
@@ -63,7 +63,7 @@ static int setup_ui(const bb_case *c, void **state)
 
 	if (load(c, state, "bench") < 0)
 		return -1;
-	st = *state;
+	st = (BB_STATE *)*state;
 	if (st->unit_ops != BB_UI_FRAME) {
 		bb_error("cases.def gives %s %d ops per unit, its script makes %d", c->name, (int)st->unit_ops, BB_UI_FRAME);
 		return -1;
@@ -96,12 +96,12 @@ static bb_str text_of(const BB_STATE *st)
 
 static int setup_h2s_string(const bb_case *c, void **state)
 {
-	return load(c, state, "text") < 0 ? -1 : bb_check_text(*state, text_of(*state), call_text);
+	return load(c, state, "text") < 0 ? -1 : bb_check_text(*state, text_of((BB_STATE *)*state), call_text);
 }
 
 static int setup_h2s_record(const bb_case *c, void **state)
 {
-	return load(c, state, "record") < 0 ? -1 : bb_check_record(*state, text_of(*state), call_record);
+	return load(c, state, "record") < 0 ? -1 : bb_check_record(*state, text_of((BB_STATE *)*state), call_record);
 }
 
 static int setup_script_error(const bb_case *c, void **state)
@@ -114,7 +114,7 @@ static int setup_callback(const bb_case *c, void **state)
 {
 	if (load(c, state, NULL) < 0)
 		return -1;
-	if (!callback_registered(*state)) {
+	if (!callback_registered((BB_STATE *)*state)) {
 		bb_error("the script registered no callback");
 		return -1;
 	}
@@ -126,7 +126,7 @@ static int setup_callback(const bb_case *c, void **state)
 /* run_js_loop: the loop runs in JavaScript, bench(n) makes n crossings (n frames for ui_ops_*). */
 static int run_js_loop(void *state, uint64_t n, uint64_t *ops)
 {
-	BB_STATE *st = state;
+	BB_STATE *st = (BB_STATE *)state;
 	double r;
 
 	if (bb_js_run_bench(st->ctx, st->fn, n, &r) < 0)
@@ -169,7 +169,7 @@ static int run_call_obj(void *state, uint64_t n, uint64_t *ops)
 /* run_call_text: the host sends its text, one call per op, and reads the length of what comes back. */
 static int run_call_text(void *state, uint64_t n, uint64_t *ops)
 {
-	bb_str in = text_of(state), out;
+	bb_str in = text_of((BB_STATE *)state), out;
 	uint64_t i;
 
 	for (i = 0; i < n; i++) {
@@ -186,7 +186,7 @@ static int run_call_record(void *state, uint64_t n, uint64_t *ops)
 	bb_record in, out;
 	uint64_t i;
 
-	in.text = text_of(state);
+	in.text = text_of((BB_STATE *)state);
 	for (i = 0; i < n; i++) {
 		in.id = (int32_t)(i & 0x7fffffff);
 		if (call_record(state, &in, &out) < 0)

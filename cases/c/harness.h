@@ -28,6 +28,12 @@
 #pragma GCC diagnostic pop
 #endif
 
+/* C++ bridges include this header and define bb_cases and the rest: C linkage keeps their names what harness.c
+ * (compiled as C) links against. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- What a program provides ---- */
 
 typedef struct bb_case bb_case;
@@ -204,5 +210,9 @@ int bb_js_fail(JSContext *ctx);
 int bb_js_load(JSContext *ctx, const char *case_name, const char *fn_name, JSValue *fn);
 /* bb_js_run_bench calls bench(n) and stores its numeric result in *result. Returns 0, or -1 after bb_error. */
 int bb_js_run_bench(JSContext *ctx, JSValueConst bench, uint64_t n, double *result);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -146,8 +146,14 @@ func confirmResult(ctx context.Context, o *gateOptions, cfg *config.Config, res 
 	}
 	defer t.Close()
 	names := append([]string{cases.RefCase}, res.Flagged()...)
-	curJob := rerunJob(o, cfg, t, cur, names, filepath.Join(dir, "b-"+filepath.Base(p.Current.File)))
-	baseJob := rerunJob(o, cfg, t, base, names, filepath.Join(dir, "a-"+filepath.Base(p.Baseline.File)))
+	curJob, err := rerunJob(o, cfg, t, cur, names, filepath.Join(dir, "b-"+filepath.Base(p.Current.File)))
+	if err != nil {
+		return err
+	}
+	baseJob, err := rerunJob(o, cfg, t, base, names, filepath.Join(dir, "a-"+filepath.Base(p.Baseline.File)))
+	if err != nil {
+		return err
+	}
 	if why := buildableBaseline(ctx, baseJob, base); why != "" {
 		res.Notes = append(res.Notes, "--confirm: "+why+": the current program reran alone")
 		fmt.Fprintf(o.stderr, "gate: %s: rerunning %s to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
@@ -189,7 +195,7 @@ func buildableBaseline(ctx context.Context, job *runner.Job, base *artifact.Arti
 }
 
 // rerunJob is a job on t that measures names with the program, build options and settings a was made with.
-func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.Artifact, names []string, out string) *runner.Job {
+func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.Artifact, names []string, out string) (*runner.Job, error) {
 	opts := runner.DefaultOptions()
 	opts.Cases, opts.Progress = names, o.stderr
 	if s := a.Settings; s.Samples > 0 && s.MinTimeNs > 0 {
@@ -202,8 +208,12 @@ func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.
 	if cfg.QuickJS.Src != "" {
 		job.QuickJSSrc = cfg.Resolve(cfg.QuickJS.Src)
 	}
-	if b, ok := cfg.Bridges[a.Codec]; ok && a.Program == artifact.ProgramBridge && !slices.Contains(build.Codecs, a.Codec) {
+	if _, declared := cfg.Bridges[a.Codec]; declared && a.Program == artifact.ProgramBridge && !slices.Contains(build.Codecs, a.Codec) {
+		b, err := cfg.Bridge(a.Codec) // a bridge with problems in the config stops only this
+		if err != nil {
+			return nil, err
+		}
 		job.User = &runner.UserBridge{Name: a.Codec, Dir: cfg.Dir(), Build: b.Build, Binary: b.Binary}
 	}
-	return job
+	return job, nil
 }

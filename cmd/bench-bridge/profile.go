@@ -23,7 +23,7 @@ func newProfileCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run one case in a loop under the target's profiler and summarise where the time goes",
 		Long: `profile runs one case of the bridge (or of the floor, --program floor) in the bench program's loop mode
 for SECS seconds (default 5) under the target's profiler, saves the raw output as
-docs/reports/bench/profile-<target>-<case>.txt (and the profiler's data file beside it), and prints the top
+out/profile-<target>-<case>.txt (and the profiler's data file beside it), and prints the top
 functions by self share and the share of each part: number text, allocation, the boundary, the interpreter, the
 kernel. Profilers: perf, strace, callgrind (linux), sample (mac), simpleperf or strace (android), perf or strace
 (ssh targets).`,

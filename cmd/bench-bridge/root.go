@@ -27,7 +27,9 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	defer stopSignals()
 	runner.Tool = "bench-bridge " + version()
 	root := newRoot(stdout, stderr)
-	root.SetArgs(joinAcceptHostKey(args))
+	args = joinAcceptHostKey(args)
+	addTargetCmds(root, args, stdout, stderr)
+	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "bench-bridge: error: %v\n", err)
@@ -126,7 +128,7 @@ shows artifacts side by side: ns per crossing, ratio to a pure-JavaScript loop, 
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	addMeasureFlags(root, o, true)
-	root.AddCommand(newFloorCmd(stdout, stderr), newProfileCmd(stdout, stderr), newDoctorCmd(stdout), newTargetsCmd(stdout), newGateCmd(stdout, stderr), newCompareCmd(stdout, stderr), newShowCmd(stdout), newCasesCmd(stdout), newVersionCmd(stdout))
+	root.AddCommand(newFloorCmd(stdout, stderr), newProfileCmd(stdout, stderr), newDoctorCmd(stdout), newTargetsCmd(stdout), newGateCmd(stdout, stderr), newCompareCmd(stdout, stderr), newShowCmd(stdout), newCasesCmd(stdout), newCheckCmd(stdout), newVersionCmd(stdout))
 	return root
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/reports"
 )
 
@@ -44,28 +43,6 @@ func newShowCmd(stdout io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&chart, "chart", "", "also draw crossings per ms per case, one bar per artifact, to FILE.svg or FILE.png")
 	cmd.Flags().StringVar(&html, "html", "", "also write one self-contained page with the table and the chart to FILE")
 	return cmd
-}
-
-func newCasesCmd(stdout io.Writer) *cobra.Command {
-	return &cobra.Command{
-		Use:   "cases",
-		Short: "List the case catalogue: name, what one op is, whether it crosses the boundary",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			width := 0
-			for _, c := range cases.Catalogue {
-				width = max(width, len(c.Name))
-			}
-			for _, c := range cases.Catalogue {
-				kind := "crossing"
-				if !c.Crossing {
-					kind = "no crossing"
-				}
-				fmt.Fprintf(stdout, "%-*s %-12s %s\n", width, c.Name, kind, c.Op)
-			}
-			return nil
-		},
-	}
 }
 
 // writePictures writes show's --chart and --html files, atomically, when asked for.

@@ -6,13 +6,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
@@ -120,36 +117,6 @@ func (n *Namespace) Listen(network, addr string) (net.Listener, error) {
 	var l net.Listener
 	err := n.do(func() (err error) { l, err = net.Listen(network, addr); return err })
 	return l, err
-}
-
-// do runs f on a thread that has entered the namespace: a socket belongs to the namespace it was made in.
-func (n *Namespace) do(f func() error) error {
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // left locked if the thread cannot go back: it then ends with this goroutine
-		self, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			done <- err
-			return
-		}
-		defer unix.Close(self)
-		target, err := unix.Open("/run/netns/"+n.Name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			done <- err
-			return
-		}
-		defer unix.Close(target)
-		if err := unix.Setns(target, unix.CLONE_NEWNET); err != nil {
-			done <- err
-			return
-		}
-		err = f()
-		if unix.Setns(self, unix.CLONE_NEWNET) == nil {
-			runtime.UnlockOSThread()
-		}
-		done <- err
-	}()
-	return <-done
 }
 
 // Lab is a board that only a lab machine reaches, as in a device lab: the lab machine's namespace is linked to the

@@ -1,7 +1,9 @@
 #!/bin/sh
 # A bench program, in the protocol of docs/protocol.md, whose cases misbehave on purpose:
 # "crash" dies of SIGSEGV, "hang" never finishes, "garbage" prints a line outside the protocol,
-# "fails" reports a clean error; any other case gives three samples of 1000 ops in 50000 ns.
+# "fails" reports a clean error, "dies" prints two samples and then dies of SIGSEGV; any other case gives three
+# samples of 1000 ops in 50000 ns.
+if [ "$1" = list ]; then echo a; echo b; echo c; exit 0; fi
 [ "$1" = run ] || exit 2
 shift
 cases=""
@@ -21,6 +23,7 @@ for c in $cases; do
     hang) sleep 600 ;;
     garbage) echo "hello there" ;;
     fails) echo "error $c TypeError: boom"; echo "end $c"; continue ;;
+    dies) echo "calibrated $c 1000"; echo "sample $c 1000 50000"; echo "sample $c 1000 50001"; kill -SEGV $$ ;;
   esac
   echo "calibrated $c 1000"
   for i in 1 2 3; do echo "sample $c 1000 $((50000 + i * 10))"; done

@@ -1,0 +1,81 @@
+package cases
+
+import (
+	"strings"
+	"testing"
+)
+
+// A harness.c in miniature: arrays, an object-like and a function-like macro (with #stringification), a table.
+const miniHarness = `
+static const char js_prelude[] = "function expect() {}\n";
+#define JS_HEAD                          \
+	"var S = mkstr(N);\n" /* a comment */ \
+	"expect(S);\n"
+#define JS_LOOP(start, body) "function bench(n) {\n" start "  " body "\n}\n"
+#define JS_STR(N) "var S = mkstr(" #N ");\n"
+static const char js_a[] = JS_HEAD JS_LOOP("  let s = 0;\n", "s += host_upper(S).length;");
+static const char js_b[] = "host_register(function (x) { return \"x\\\\\" + x; });\n";
+static const struct { const char *name; const char *src; } scripts[] = {
+	{"a", js_a},
+	{"b", js_b},
+	{"c", JS_STR(1024)},
+};
+`
+
+func TestParseScriptsExpandsTheCSource(t *testing.T) {
+	s, err := parseScripts(miniHarness, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"a": "var S = mkstr(N);\nexpect(S);\nfunction bench(n) {\n  let s = 0;\n  s += host_upper(S).length;\n}\n",
+		"b": "host_register(function (x) { return \"x\\\\\" + x; });\n",
+		"c": "var S = mkstr(1024);\n",
+	}
+	for name, js := range want {
+		if s.ByCase[name] != js {
+			t.Errorf("script %s = %q, want %q", name, s.ByCase[name], js)
+		}
+	}
+	if s.Prelude != "function expect() {}\n" || len(s.ByCase) != 3 {
+		t.Errorf("prelude %q, %d scripts", s.Prelude, len(s.ByCase))
+	}
+	if got := HostFunctions(s.ByCase["a"]); strings.Join(got, ",") != "host_upper" {
+		t.Errorf("host functions of a: %v", got)
+	}
+	if got := DefinedFunctions(s.ByCase["a"]); strings.Join(got, ",") != "bench(n)" {
+		t.Errorf("functions a defines: %v", got)
+	}
+}
+
+// TestParseScriptsFromACaseList: with an X-macro case list, the list names each case's script and its bytes (N).
+func TestParseScriptsFromACaseList(t *testing.T) {
+	list := "BB_CASE(a, 1, 1, 64, setup_js_loop, run_js_loop, js_a,\n\t\"op\")\nBB_CASE(b, 1, 1, 0, setup_callback, run_call_add, js_b,\n\t\"op\")\n"
+	s, err := parseScripts(miniHarness, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.ByCase) != 2 || s.Bytes["a"] != 64 || s.Bytes["b"] != 0 || !strings.HasPrefix(s.ByCase["b"], "host_register(") {
+		t.Fatalf("scripts %v, bytes %v", s.ByCase, s.Bytes)
+	}
+}
+
+func TestParseScriptsRefusesWhatItCannotRead(t *testing.T) {
+	_, err := parseScripts(miniHarness+"\nstatic const char js_x[] = some_function();\n", "BB_CASE(x, 1, 1, 0, s, r, js_x,\n")
+	if err == nil || !strings.Contains(err.Error(), "the script of x") {
+		t.Fatalf("err = %v, want the case it could not read", err)
+	}
+}
+
+// TestEveryCaseHasItsScript: the embedded harness.c gives every catalogue case a script.
+func TestEveryCaseHasItsScript(t *testing.T) {
+	s, err := LoadScripts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Catalogue {
+		if s.ByCase[c.Name] == "" {
+			t.Errorf("case %s: no script", c.Name)
+		}
+	}
+}

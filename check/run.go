@@ -1,0 +1,305 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bench-bridge/bench-bridge/runner"
+)
+
+// fieldCounts is each record's number of fields; meta and error have at least that many (their text runs on).
+var fieldCounts = map[string]int{"bench-bridge-protocol": 2, "meta": 3, "timer_overhead_ns": 2, "begin": 2,
+	"calibrated": 3, "sample": 4, "error": 3, "end": 2, "loop": 4}
+
+// caseRun is what a run printed for one case.
+type caseRun struct {
+	begun, ended, failed bool
+	calibrated           int64
+	ops, ns              []int64
+	beginAt, calAt       time.Duration
+}
+
+// runState follows a `run` output line by line, recording each departure from the protocol.
+type runState struct {
+	c       *checker
+	out     *output
+	asked   []string
+	cases   map[string]*caseRun
+	current string
+	timer   bool
+}
+
+// nums parses fields as non-negative integers.
+func nums(fields []string) ([]int64, error) {
+	var v []int64
+	for _, f := range fields {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%q is not a non-negative integer", f)
+		}
+		v = append(v, n)
+	}
+	return v, nil
+}
+
+// follow checks the order and shape of every line of a run of the asked cases.
+func (c *checker) follow(out *output, asked ...string) *runState {
+	s := &runState{c: c, out: out, asked: asked, cases: map[string]*caseRun{}}
+	for i, line := range out.lines {
+		if msg := s.line(i, line); msg != "" {
+			c.problem(out.cmd, i+1, line, "%s", msg)
+		}
+	}
+	if first := firstLine(out); !knownProtocol(first) {
+		c.problem(out.cmd, 1, first, "the first line must be \"bench-bridge-protocol N\", N a version bench-bridge speaks (1 to %d)", runner.ProtocolVersion)
+	}
+	if !s.timer {
+		c.problem(out.cmd, 0, "", "no timer_overhead_ns line before the first case")
+	}
+	if s.current != "" {
+		c.problem(out.cmd, 0, "", "case %s has no end line", s.current)
+	}
+	for _, name := range asked {
+		if r := s.cases[name]; r == nil || !(r.ended || r.failed) {
+			c.problem(out.cmd, 0, "", "case %s was asked for and neither ended nor reported an error", name)
+		}
+	}
+	if out.status != 0 {
+		c.problem(out.cmd, 0, "", "exit status %d, want 0: a run that printed its records exits 0 (stderr: %s)", out.status, out.stderr)
+	}
+	return s
+}
+
+func firstLine(out *output) string {
+	if len(out.lines) == 0 {
+		return ""
+	}
+	return out.lines[0]
+}
+
+// knownProtocol reports whether line is a protocol line of a version the runner speaks.
+func knownProtocol(line string) bool {
+	v, ok := strings.CutPrefix(line, "bench-bridge-protocol ")
+	n, err := strconv.Atoi(v)
+	return ok && err == nil && n >= 1 && n <= runner.ProtocolVersion && strconv.Itoa(n) == v
+}
+
+// line applies one line; it returns what is wrong with it, or "".
+func (s *runState) line(i int, line string) string {
+	f := strings.Split(line, " ")
+	n, known := fieldCounts[f[0]]
+	switch {
+	case i == 0:
+		return "" // the first line is checked on its own
+	case !known:
+		return "not a record of the protocol (diagnostics go to stderr)"
+	case len(f) < n || (len(f) > n && f[0] != "meta" && f[0] != "error"):
+		return fmt.Sprintf("a %s record has %d fields separated by single spaces", f[0], n)
+	}
+	name := ""
+	if f[0] != "meta" && f[0] != "timer_overhead_ns" && f[0] != "bench-bridge-protocol" {
+		name = f[1]
+		if !slices.Contains(s.asked, name) {
+			return fmt.Sprintf("case %s was not asked for", name)
+		}
+	}
+	r := s.cases[name]
+	at := s.out.at[i]
+	switch f[0] {
+	case "bench-bridge-protocol":
+		return "a second protocol line"
+	case "meta", "timer_overhead_ns":
+		if len(s.cases) > 0 {
+			return "header records (meta, timer_overhead_ns) come before the first case"
+		}
+		if f[0] == "timer_overhead_ns" {
+			if _, err := strconv.ParseFloat(f[1], 64); err != nil {
+				return "timer_overhead_ns wants a number"
+			}
+			s.timer = true
+		}
+	case "begin":
+		if s.current != "" {
+			return fmt.Sprintf("begins before case %s ended", s.current)
+		}
+		if r != nil {
+			return "the case began twice"
+		}
+		s.cases[name] = &caseRun{begun: true, beginAt: at}
+		s.current = name
+	case "error":
+		if r == nil {
+			r = &caseRun{}
+			s.cases[name] = r
+		}
+		r.failed = true
+	case "calibrated", "sample":
+		v, err := nums(f[2:])
+		switch {
+		case err != nil:
+			return err.Error()
+		case r == nil || s.current != name:
+			return fmt.Sprintf("%s outside its case (after begin %s, before its end)", f[0], name)
+		case f[0] == "calibrated" && (r.calibrated > 0 || len(r.ops) > 0):
+			return "calibrated comes once, before the samples"
+		case f[0] == "calibrated":
+			r.calibrated, r.calAt = v[0], at
+		case r.calibrated == 0:
+			return "a sample before the calibrated line"
+		case v[0] == 0:
+			return "a sample of 0 ops"
+		default:
+			r.ops, r.ns = append(r.ops, v[0]), append(r.ns, v[1])
+		}
+	case "end":
+		if r == nil || (s.current != name && !r.failed) {
+			return "end of a case that did not begin"
+		}
+		r.ended = true
+		if s.current == name {
+			s.current = ""
+		}
+	case "loop":
+		return "a loop record in run mode"
+	}
+	return ""
+}
+
+// runCase runs one case with the flags and checks its records; the case's result is nil when it did not run (a
+// problem says why).
+func (c *checker) runCase(ctx context.Context, name string, flags ...string) (*output, *caseRun, error) {
+	out, err := c.run(ctx, append(append([]string{"run"}, flags...), name)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.rep.Checked++
+	r := c.follow(out, name).cases[name]
+	if r != nil && r.failed {
+		c.problem(out.cmd, 0, "", "case %s reported an error: the checks of its samples need it to run", name)
+		return out, nil, nil
+	}
+	return out, r, nil
+}
+
+// checkRun runs one case with short settings and checks the records, the flags and the flushing.
+func (c *checker) checkRun(ctx context.Context, name string) error {
+	o := c.opts
+	out, r, err := c.runCase(ctx, name, "--samples", strconv.Itoa(o.Samples), "--min-time-ns", strconv.FormatInt(o.MinTime.Nanoseconds(), 10),
+		"--warmup-ns", strconv.FormatInt(o.Warmup.Nanoseconds(), 10))
+	if err != nil || r == nil {
+		return err
+	}
+	if len(r.ns) != o.Samples {
+		c.problem(out.cmd, 0, "", "%d samples, --samples asked for %d", len(r.ns), o.Samples)
+	}
+	for i := range r.ops {
+		if r.ops[i] != r.calibrated {
+			c.problem(out.cmd, 0, "", "samples of %d ops after calibrated %d: every sample runs the calibrated op count", r.ops[i], r.calibrated)
+			break
+		}
+	}
+	// Noise can make the calibrating run slow and the samples after it several times shorter, so only a program
+	// whose longest sample is a tenth of the time asked for is taken to ignore it.
+	if len(r.ns) > 0 {
+		if longest := slices.Max(r.ns); longest < o.MinTime.Nanoseconds()/10 {
+			c.problem(out.cmd, 0, "", "the longest sample took %d ns, --min-time-ns asked for %d: calibrate until one sample lasts that long", longest, o.MinTime.Nanoseconds())
+		}
+	}
+	c.checkFlushed(out, r)
+	return nil
+}
+
+// checkFlushed tells a program that buffers its output (every line arriving at exit) from one that flushes each line,
+// and checks that the warm-up lasted --warmup-ns: the time from begin to calibrated.
+func (c *checker) checkFlushed(out *output, r *caseRun) {
+	first, last := out.at[0], out.at[len(out.at)-1]
+	// Buffered output comes at exit, after the warm-up's time; a program that skips the warm-up prints at once.
+	if last-first < 5*time.Millisecond && first >= c.opts.Warmup/2 {
+		c.problem(out.cmd, 0, "", "every line arrived at once, at exit: flush stdout after each line, so that a program that dies loses nothing it measured")
+		return
+	}
+	if gap := r.calAt - r.beginAt; gap < c.opts.Warmup*8/10 {
+		c.problem(out.cmd, 0, "", "begin to calibrated took %s, --warmup-ns asked for %s of warm-up", gap.Round(time.Millisecond), c.opts.Warmup)
+	}
+}
+
+// checkOps runs the case with --ops and checks that every sample ran exactly that many units.
+func (c *checker) checkOps(ctx context.Context, name string) error {
+	const units, samples = 7, 2
+	out, r, err := c.runCase(ctx, name, "--ops", strconv.Itoa(units), "--samples", strconv.Itoa(samples), "--warmup-ns", "0")
+	if err != nil || r == nil {
+		return err
+	}
+	want := units * unitOps(name)
+	if len(r.ops) != samples {
+		c.problem(out.cmd, 0, "", "%d samples, --samples asked for %d", len(r.ops), samples)
+	}
+	if r.calibrated != want || slices.ContainsFunc(r.ops, func(v int64) bool { return v != want }) {
+		c.problem(out.cmd, 0, "", "calibrated %d and samples of %v ops; --ops %d means %d ops in every sample, no calibration", r.calibrated, r.ops, units, want)
+	}
+	return nil
+}
+
+// checkErrors checks the error record of an unknown case and the exit status of a bad flag.
+func (c *checker) checkErrors(ctx context.Context, name string) error {
+	const unknown = "no_such_case"
+	out, err := c.run(ctx, "run", "--samples", "1", "--min-time-ns", "1000000", "--warmup-ns", "0", unknown)
+	if err != nil {
+		return err
+	}
+	c.rep.Checked++
+	s := c.follow(out, unknown)
+	if r := s.cases[unknown]; r == nil || !r.failed {
+		c.problem(out.cmd, 0, "", "no \"error %s MESSAGE\" line for a case it does not have", unknown)
+	}
+	return c.wantUsageError(ctx, "an unknown flag", "run", "--no-such-flag", name)
+}
+
+// wantUsageError runs the program with arguments it must refuse, and checks that it exits 2.
+func (c *checker) wantUsageError(ctx context.Context, what string, args ...string) error {
+	out, err := c.run(ctx, args...)
+	if err != nil {
+		return err
+	}
+	c.rep.Checked++
+	if out.status != 2 {
+		c.problem(out.cmd, 0, "", "exit status %d for %s, want 2 (with a message on stderr)", out.status, what)
+	}
+	return nil
+}
+
+// checkLoop runs loop mode for a short while and checks its one record, and the exit status for an unknown case.
+func (c *checker) checkLoop(ctx context.Context, name string) error {
+	secs := strconv.FormatFloat(c.opts.Loop.Seconds(), 'f', -1, 64)
+	out, err := c.run(ctx, "loop", name, secs)
+	if err != nil {
+		return err
+	}
+	c.rep.Checked++
+	if out.status != 0 {
+		c.problem(out.cmd, 0, "", "exit status %d, want 0 (stderr: %s)", out.status, out.stderr)
+	}
+	if len(out.lines) != 1 {
+		c.problem(out.cmd, 0, "", "%d lines, want one: \"loop %s OPS NS\"", len(out.lines), name)
+	}
+	for i, line := range out.lines {
+		f := strings.Split(line, " ")
+		if len(f) != 4 || f[0] != "loop" || f[1] != name {
+			c.problem(out.cmd, i+1, line, "want \"loop %s OPS NS\"", name)
+			continue
+		}
+		v, err := nums(f[2:])
+		if err != nil {
+			c.problem(out.cmd, i+1, line, "%v", err)
+		} else if v[1] < c.opts.Loop.Nanoseconds()*9/10 {
+			c.problem(out.cmd, i+1, line, "ran %d ns, loop asked for %s seconds", v[1], secs)
+		} else if out.at[i] < c.opts.Loop*9/10 {
+			c.problem(out.cmd, i+1, line, "the line came %s after the start, loop asked for %s seconds", out.at[i].Round(time.Millisecond), secs)
+		}
+	}
+	return c.wantUsageError(ctx, "an unknown case", "loop", "no_such_case", secs)
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bench-bridge/bench-bridge/check"
+)
+
+func newCheckCmd(stdout io.Writer) *cobra.Command {
+	o := check.DefaultOptions()
+	cmd := &cobra.Command{
+		Use:   "check PROG [ARG...]",
+		Short: "Run a bench program through the protocol's conformance checks",
+		Long: `Run a bench program (docs/protocol.md) through the protocol's checks: the first line and its version,
+the order of the records, --samples, --min-time-ns, --warmup-ns and --ops honoured, timer_overhead_ns, list,
+loop, error records, the exit status, and a flush after every line. Each problem is printed with the command
+and the output line that shows it; the exit status is 1 when there is one.
+
+ARGs come before the protocol's command: bench-bridge check python3 bench.py runs "python3 bench.py list", ...`,
+		Example: `  bench-bridge check ./bench
+  bench-bridge check --timeout 5m ./slow-bench`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, err := check.Run(cmd.Context(), args, o)
+			if err != nil {
+				return err
+			}
+			for _, p := range rep.Problems {
+				fmt.Fprintln(stdout, p)
+			}
+			if len(rep.Problems) > 0 {
+				return fmt.Errorf("%s: %d problems in %d checks (docs/protocol.md)", args[0], len(rep.Problems), rep.Checked)
+			}
+			fmt.Fprintf(stdout, "%s: speaks the protocol: %d checks passed; it implements %s\n", args[0], rep.Checked, strings.Join(rep.Cases, ", "))
+			return nil
+		},
+	}
+	cmd.Flags().SetInterspersed(false) // flags after PROG are the program's
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", o.Timeout, "the deadline of each run of the program")
+	return cmd
+}

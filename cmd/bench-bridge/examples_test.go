@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
+)
+
+// copyExample copies examples/NAME into a fresh folder, as a user would start from it, and returns its config.
+func copyExample(t *testing.T, name string) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "examples", name)
+	dst := filepath.Join(t.TempDir(), name)
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dst, "bench-bridge.toml")
+}
+
+// measureExample copies examples/NAME and measures it from its bench-bridge.toml with a short budget, as
+// docs/bridge.md says; it returns the artifact and the example's folder.
+func measureExample(t *testing.T, name string) (*artifact.Artifact, string) {
+	t.Helper()
+	cfg := copyExample(t, name)
+	out := filepath.Join(filepath.Dir(cfg), "out.json")
+	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", name, "--samples", "3", "--min-time", "2ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	return readArtifact(t, out), filepath.Dir(cfg)
+}
+
+// TestExampleCppBridge builds examples/cpp-quickjs (C++ against the harness and the shared case table, with
+// nlohmann-json) and measures every case.
+func TestExampleCppBridge(t *testing.T) {
+	testenv.Require(t, "g++", "apt-get install g++ (scripts/setup does it)")
+	requireFile(t, "/usr/include/nlohmann/json.hpp", "apt-get install nlohmann-json3-dev (scripts/setup does it)")
+	a, _ := measureExample(t, "cpp-quickjs")
+	if !a.Complete || len(a.Failures) > 0 || len(a.Cases) != len(cases.Catalogue) || a.Codec != "nlohmann-json" {
+		t.Fatalf("artifact: complete=%v codec=%q %d cases, failures %+v", a.Complete, a.Codec, len(a.Cases), a.Failures)
+	}
+	if a.Device.QuickJS != "2025-04-26" || !strings.Contains(a.Device.Compiler, "CXX=g++") || !strings.Contains(a.Device.CFlags, "CXXFLAGS=") {
+		t.Errorf("the artifact does not say what the build was handed: compiler %q, flags %q", a.Device.Compiler, a.Device.CFlags)
+	}
+}
+
+// TestExampleDuktape builds examples/duktape, a program of another engine that speaks the protocol itself, and
+// measures it: all cases are asked for; it lists three, and the others are recorded as not implemented.
+func TestExampleDuktape(t *testing.T) {
+	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
+	requireFile(t, "/usr/include/duktape.h", "apt-get install duktape-dev (scripts/setup does it)")
+	a, dir := measureExample(t, "duktape")
+	var names []string
+	for _, c := range a.Cases {
+		names = append(names, c.Name)
+	}
+	if !a.Complete || !slices.Equal(names, []string{"ref_js_loop", "script_to_host_scalar", "callback"}) || len(a.Failures) > 0 || len(a.NotImplemented) != len(cases.Catalogue)-3 {
+		t.Fatalf("artifact: complete=%v cases %v failures %+v, not implemented %v", a.Complete, names, a.Failures, a.NotImplemented)
+	}
+	if a.Meta["engine"] != "duktape 2.7.0" || a.Device.QuickJS != "" || a.Codec != "duktape-stack" || !strings.HasPrefix(a.Device.Compiler, "gcc ") {
+		t.Errorf("provenance: meta %v, quickjs %q, codec %q, compiler %q: want Duktape's own, and no QuickJS version", a.Meta, a.Device.QuickJS, a.Codec, a.Device.Compiler)
+	}
+	stdout, stderr, code := run(t, "check", filepath.Join(dir, "duktape-bench"))
+	if code != 0 || !strings.Contains(stdout, "speaks the protocol") {
+		t.Errorf("bench-bridge check of the Duktape example: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, stderr, code := run(t, "check", "/bin/true"); code != 1 || !strings.Contains(stderr, "problems in") {
+		t.Errorf("bench-bridge check /bin/true: exit %d, %s", code, stderr)
+	}
+}
+
+// requireFile fails (in CI) or skips the test when a header of a Debian package is missing.
+func requireFile(t *testing.T, path, install string) {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		testenv.Missing(t, path+" not found: "+install)
+	}
+}

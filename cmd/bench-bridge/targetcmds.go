@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/targets"
+)
+
+// deviceFlags are the measuring flags that only some kinds of target read.
+var deviceFlags = map[string][]string{
+	"serial":          {"adb"},
+	"host":            {"ssh", "novacom"},
+	"identity":        {"ssh"},
+	"known-hosts":     {"ssh"},
+	"accept-host-key": {"ssh"},
+	"workdir":         {"adb", "ssh", "novacom"},
+}
+
+// targetAbout is what each built-in target's help says about it: a short line and a longer one.
+var targetAbout = map[string][2]string{
+	"linux":   {"this machine (Linux)", "this machine, when it runs Linux"},
+	"mac":     {"this machine (macOS)", "this machine, when it runs macOS (built with the system clang)"},
+	"android": {"an Android device over adb", "the Android device adb lists (--serial or $ANDROID_SERIAL for one of several), built for its ABI"},
+	"webos":   {"a webOS device over ssh", "an HP TouchPad-class webOS device over ssh (--host): ARMv7 softfp, static"},
+}
+
+// newTargetCmd is `bench-bridge NAME [TARGET...]`: the bridge measured on one target (and any more named after it),
+// with the flags of its kind shown in its help.
+func newTargetCmd(name, kind string, about [2]string, stdout, stderr io.Writer) *cobra.Command {
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   name + " [TARGET...]",
+		Short: fmt.Sprintf("Measure the bridge on %s", about[0]),
+		Long: fmt.Sprintf(`Measure the bridge on %s: the reference bridge (--codec), or a bridge of yours
+declared in the config (--bridge NAME, docs/bridge.md). The target's kind is %s. More targets may follow;
+each gets its artifact, and one table shows them all.`, about[1], kind),
+		Example: fmt.Sprintf("  bench-bridge %s\n  bench-bridge %s --codec binary --cases script_to_host_scalar\n  bench-bridge %s --bridge mine", name, name, name),
+		Args:    cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return measure(cmd, o, append([]string{name}, args...), artifact.ProgramBridge, stdout, stderr)
+		},
+	}
+	addMeasureFlags(cmd, o, true)
+	hideForeignFlags(cmd, kind)
+	return cmd
+}
+
+// hideForeignFlags keeps the flags of other kinds of target out of cmd's help; they still parse, for the targets
+// named after the first.
+func hideForeignFlags(cmd *cobra.Command, kind string) {
+	for flag, kinds := range deviceFlags {
+		if !slices.Contains(kinds, kind) {
+			cmd.Flags().MarkHidden(flag)
+		}
+	}
+}
+
+// addTargetCmds adds a command per built-in target and per target of the config the command line names (or the
+// default one), so that each has its own --help. A config that cannot be read adds none: the command that needs it
+// reports why.
+func addTargetCmds(root *cobra.Command, args []string, stdout, stderr io.Writer) {
+	for name, spec := range targets.BuiltIn {
+		root.AddCommand(newTargetCmd(name, spec.Kind, targetAbout[name], stdout, stderr))
+	}
+	cfg, err := config.Load(configArg(args))
+	if err != nil {
+		return
+	}
+	for name, spec := range cfg.Targets {
+		if c, _, err := root.Find([]string{name}); err == nil && c != root {
+			continue // a built-in target or a command of the same name
+		}
+		root.AddCommand(newTargetCmd(name, spec.Kind, [2]string{"config target " + name, "the config's target " + name}, stdout, stderr))
+	}
+}
+
+// configArg is the --config value on the command line, before cobra parses it ("" when there is none).
+func configArg(args []string) string {
+	for i, a := range args {
+		if a == "--config" && i+1 < len(args) {
+			return args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, "--config="); ok {
+			return v
+		}
+	}
+	return ""
+}
