@@ -3,6 +3,7 @@
 package artifact
 
 import (
+	"strconv"
 	"time"
 )
 
@@ -120,9 +121,15 @@ type Settings struct {
 	Defines []string `json:"defines,omitempty"`
 	// Runs is how many processes of the program the run made (--runs); 1 for a converted schema 1 artifact.
 	Runs int `json:"runs"`
+	// BinarySHA256 identifies the program's binary (its sha256, hex): the same value means the same program, so
+	// that gate --confirm can tell whether the baseline's program can still be built and run beside the current.
+	BinarySHA256 string `json:"binary_sha256,omitempty"`
 	// Slowdown is the share of each crossing's cost the program added as busy work (--slowdown, the A/B proof of
 	// the gate); 0 for none.
 	Slowdown float64 `json:"slowdown,omitempty"`
+	// SlowdownSteps is a fixed number of busy-work steps added per crossing (--slowdown-steps, the A/B proof of
+	// the instruction-count gate); 0 for none.
+	SlowdownSteps int `json:"slowdown_steps,omitempty"`
 }
 
 // Session is one measuring session: one run of one program, or a compare of several programs whose processes
@@ -142,7 +149,8 @@ type Session struct {
 
 // Process is one process of the program.
 type Process struct {
-	// Seq is the process's position in the session's Order (0-based).
+	// Seq is the round the process ran in (0-based): compare runs one process of each program per round, in the
+	// order the session's Order gives.
 	Seq int `json:"seq"`
 	// CaseOrder is the order in which the process ran the cases.
 	CaseOrder []string `json:"case_order"`
@@ -245,13 +253,21 @@ func (a *Artifact) Case(name string) *Case {
 	return nil
 }
 
-// Label names the artifact in a table: "floor linux", "json linux", or the user bridge's codec.
+// Label names the artifact in a table: "floor linux", "json linux", or the user bridge's codec, with the busy work
+// it added ("json linux slowdown=0.1").
 func (a *Artifact) Label() string {
-	if a.Program == ProgramFloor {
-		return "floor " + a.Target
+	l := a.Program + " " + a.Target
+	switch {
+	case a.Program == ProgramFloor:
+		l = "floor " + a.Target
+	case a.Codec != "":
+		l = a.Codec + " " + a.Target
 	}
-	if a.Codec != "" {
-		return a.Codec + " " + a.Target
+	if s := a.Settings.Slowdown; s > 0 {
+		l += " slowdown=" + strconv.FormatFloat(s, 'g', -1, 64)
 	}
-	return a.Program + " " + a.Target
+	if s := a.Settings.SlowdownSteps; s > 0 {
+		l += " slowdown-steps=" + strconv.Itoa(s)
+	}
+	return l
 }

@@ -404,6 +404,7 @@ static int call_add(void *state, double a, double b, double *out)
 	JSValue argv[2], r;
 	int rc;
 
+	bb_crossing();
 	argv[0] = JS_NewFloat64(st->ctx, a);
 	argv[1] = JS_NewFloat64(st->ctx, b);
 	r = JS_Call(st->ctx, st->fn, JS_UNDEFINED, 2, argv); /* numbers hold no references: nothing to free */
@@ -420,6 +421,7 @@ static int call_obj(void *state, const bb_obj_in *in, bb_obj_out *out)
 	JSValue arg = obj_in_to_js(st->ctx, in), r;
 	int rc;
 
+	bb_crossing();
 	if (JS_IsException(arg))
 		return bb_js_fail(st->ctx);
 	r = JS_Call(st->ctx, st->fn, JS_UNDEFINED, 1, &arg);
@@ -443,6 +445,7 @@ static JSValue call_js1(fl_state *st, JSValue arg)
 {
 	JSValue r;
 
+	bb_crossing();
 	if (JS_IsException(arg))
 		return arg;
 	r = JS_Call(st->ctx, st->fn, JS_UNDEFINED, 1, &arg);

@@ -116,14 +116,17 @@ const (
 // CaseResult is one case's comparison. Baseline and Current are the case's ratio to ref_js_loop: the ratio of medians
 // for time, of instructions per op for instructions.
 type CaseResult struct {
-	Case      string   `json:"case"`
-	Verdict   Verdict  `json:"verdict"`
-	Baseline  float64  `json:"baseline,omitempty"`
-	Current   float64  `json:"current,omitempty"`
-	Change    float64  `json:"change"` // Current / Baseline - 1
-	P         *float64 `json:"p_value,omitempty"`
-	Threshold float64  `json:"threshold"`
-	Note      string   `json:"note,omitempty"`
+	Case     string   `json:"case"`
+	Verdict  Verdict  `json:"verdict"`
+	Baseline float64  `json:"baseline,omitempty"`
+	Current  float64  `json:"current,omitempty"`
+	Change   float64  `json:"change"` // Current / Baseline - 1
+	P        *float64 `json:"p_value,omitempty"`
+	// Low and High bound Change's 95% interval, where the test gives one (ComparePaired).
+	Low       float64 `json:"change_low,omitempty"`
+	High      float64 `json:"change_high,omitempty"`
+	Threshold float64 `json:"threshold"`
+	Note      string  `json:"note,omitempty"`
 	// Rerun is the comparison with the confirming rerun, when there was one.
 	Rerun *CaseResult `json:"rerun,omitempty"`
 }
@@ -140,15 +143,17 @@ type GuardResult struct {
 
 // Result is one baseline artifact against one current artifact.
 type Result struct {
-	Label     string        `json:"label"`
-	Baseline  string        `json:"baseline"`
-	Current   string        `json:"current"`
-	Metric    string        `json:"metric"`
-	Threshold float64       `json:"threshold"`
-	Alpha     float64       `json:"alpha,omitempty"`
-	Cases     []CaseResult  `json:"cases"`
-	Guards    []GuardResult `json:"guards"`
-	Notes     []string      `json:"notes"`
+	Label     string  `json:"label"`
+	Baseline  string  `json:"baseline"`
+	Current   string  `json:"current"`
+	Metric    string  `json:"metric"`
+	Threshold float64 `json:"threshold"`
+	Alpha     float64 `json:"alpha,omitempty"`
+	// Test names the test when it is not the U test of two sessions (ComparePaired).
+	Test   string        `json:"test,omitempty"`
+	Cases  []CaseResult  `json:"cases"`
+	Guards []GuardResult `json:"guards"`
+	Notes  []string      `json:"notes"`
 	// Confirmation is the rerun's artifact, when --confirm reran flagged cases.
 	Confirmation string `json:"confirmation,omitempty"`
 	// BaselineEmulated and CurrentEmulated say, when that side ran under an emulator, so and why
@@ -304,26 +309,17 @@ func failed(a *artifact.Artifact, name string) string {
 
 // compareCase compares one case that is not the reference.
 func compareCase(base, cur *artifact.Artifact, name string, o Options) CaseResult {
-	res := CaseResult{Case: name, Threshold: o.threshold(name)}
-	b, c := base.Case(name), cur.Case(name)
-	switch {
-	case o.Cases[name].Skip:
-		res.Verdict, res.Note = Skipped, "skipped by gate.cases."+name+".skip"
-		return res
-	case b != nil && c == nil && failed(cur, name) != "":
-		res.Verdict, res.Note = Failed, failed(cur, name)
-		return res
-	case b == nil || c == nil:
-		res.Verdict, res.Note = Missing, "not measured in both"
+	res, b, c, ok := measuredInBoth(base, cur, name, o)
+	if !ok {
 		return res
 	}
 	if o.Metric == Instructions {
 		return compareInstructions(base, cur, b, c, res)
 	}
-	refB, refC := base.Case(cases.RefCase).MedianNs, cur.Case(cases.RefCase).MedianNs
-	nb, nc := normalise(b.SamplesNs, refB), normalise(c.SamplesNs, refC)
+	var nb, nc []float64
+	nb, res.Baseline = gateValues(base, b)
+	nc, res.Current = gateValues(cur, c)
 	cmp := stats.Compare(nb, nc, stats.Thresholds{Alpha: o.Alpha})
-	res.Baseline, res.Current = b.MedianNs/refB, c.MedianNs/refC
 	res.Change = res.Current/res.Baseline - 1
 	p := cmp.P
 	res.P = &p
@@ -338,6 +334,24 @@ func compareCase(base, cur *artifact.Artifact, name string, o Options) CaseResul
 		}
 	}
 	return res
+}
+
+// measuredInBoth finds name in both artifacts; when it is skipped, failed or missing, it returns the verdict that says
+// so and ok false.
+func measuredInBoth(base, cur *artifact.Artifact, name string, o Options) (res CaseResult, b, c *artifact.Case, ok bool) {
+	res = CaseResult{Case: name, Threshold: o.threshold(name)}
+	b, c = base.Case(name), cur.Case(name)
+	switch {
+	case o.Cases[name].Skip:
+		res.Verdict, res.Note = Skipped, "skipped by gate.cases."+name+".skip"
+	case b != nil && c == nil && failed(cur, name) != "":
+		res.Verdict, res.Note = Failed, failed(cur, name)
+	case b == nil || c == nil:
+		res.Verdict, res.Note = Missing, "not measured in both"
+	default:
+		return res, b, c, true
+	}
+	return res, b, c, false
 }
 
 func compareInstructions(base, cur *artifact.Artifact, b, c *artifact.Case, res CaseResult) CaseResult {
@@ -356,6 +370,17 @@ func compareInstructions(base, cur *artifact.Artifact, b, c *artifact.Case, res 
 		}
 	}
 	return res
+}
+
+// gateValues are what the U test compares for case c of a, and the ratio it reports: with two processes or more,
+// every process's ratio to the ref measured beside the case (the variance is between processes, docs/gate.md); with
+// one (schema 1), the samples over ref_js_loop's median.
+func gateValues(a *artifact.Artifact, c *artifact.Case) ([]float64, float64) {
+	if r := c.ProcessRatios(); len(r) >= 2 && len(r) == len(c.Processes) && c.RatioToRef != nil {
+		return r, *c.RatioToRef
+	}
+	ref := a.Case(cases.RefCase).MedianNs
+	return normalise(c.SamplesNs, ref), c.MedianNs / ref
 }
 
 // normalise divides every sample by the reference's median: the case's cost in units of the machine's speed.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
@@ -15,48 +16,114 @@ const confidence = 0.95
 // unstableSpread is the relative half-width of a median's interval above which a case is flagged as unstable.
 const unstableSpread = 0.10
 
-// Assemble computes per-op statistics from raw samples and fills a's cases, failures and warnings. a arrives with
-// its identity (target, program, device, settings) already set.
+// Assemble computes per-op statistics from raw samples and fills a's processes, cases, failures and warnings. a
+// arrives with its identity (target, program, device, settings, session) already set. Every case's statistics come
+// from the process level: each process gives a median and a ratio to the ref measured beside the case.
 func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
-	a.TimerOverheadNs = raw.TimerOverheadNs
 	a.Failures = append(a.Failures, raw.Failures...)
-	var few intervalWarnings
-	for _, rc := range raw.Cases {
-		c := artifact.Case{Name: rc.Name, Iterations: rc.Iterations, Partial: rc.Partial}
-		if meta, ok := cases.Lookup(rc.Name); ok {
-			c.Crossing = meta.Crossing
+	a.Settings.Runs = len(raw.Processes)
+	var overheads []float64
+	byName := map[string]*artifact.Case{}
+	for pi, rp := range raw.Processes {
+		a.Processes = append(a.Processes, artifact.Process{Seq: rp.Seq, CaseOrder: rp.Order, Protocol: rp.Protocol,
+			TimerOverheadNs: rp.TimerOverheadNs})
+		overheads = append(overheads, rp.TimerOverheadNs)
+		for _, rc := range rp.Cases {
+			c := byName[rc.Name]
+			if c == nil {
+				c = &artifact.Case{Name: rc.Name, Iterations: rc.Iterations}
+				byName[rc.Name] = c
+			}
+			c.Partial = c.Partial || rc.Partial
+			c.Processes = append(c.Processes, caseProcess(pi, rp, rc))
 		}
-		for i := range rc.Ns {
-			ns := float64(rc.Ns[i]) - raw.TimerOverheadNs
-			c.SamplesNs = append(c.SamplesNs, max(ns, 0)/float64(rc.Ops[i]))
-		}
-		s := stats.Summarize(c.SamplesNs, confidence)
-		c.MedianNs, c.CILowNs, c.CIHighNs, c.CILevel = s.Median, s.Low, s.High, s.Confidence
-		few.add(c.Name, s)
-		if spread := max(c.MedianNs-c.CILowNs, c.CIHighNs-c.MedianNs) / c.MedianNs; spread > unstableSpread {
-			a.Warnings = append(a.Warnings, fmt.Sprintf("%s: unstable, the median's interval is ±%.0f%%; "+
-				"close other programs or raise --samples and --min-time", c.Name, 100*spread))
-		}
-		if c.Crossing && c.MedianNs > 0 {
-			c.CrossingsPerMs = ptr(1e6 / c.MedianNs)
-		}
-		a.Cases = append(a.Cases, c)
 	}
-	a.Warnings = append(a.Warnings, few.lines()...)
-	a.Settings.Runs = 1
-	a.Processes = []artifact.Process{{CaseOrder: want, Protocol: 1, TimerOverheadNs: raw.TimerOverheadNs}}
-	ref := a.Case(cases.RefCase)
-	for i := range a.Cases {
-		c := &a.Cases[i]
-		p := artifact.CaseProcess{Iterations: c.Iterations, SamplesNs: c.SamplesNs, MedianNs: c.MedianNs}
-		if ref != nil {
-			c.RatioToRef = ptr(c.MedianNs / ref.MedianNs)
-			p.RefMedianNs, p.RatioToRef = ref.MedianNs, c.RatioToRef
+	if len(overheads) > 0 {
+		a.TimerOverheadNs = stats.SummarizeProcesses(overheads, confidence).Median
+	}
+	for _, name := range caseOrder(want, raw) {
+		c := byName[name]
+		if c == nil {
+			continue
 		}
-		c.Processes = []artifact.CaseProcess{p}
+		summarize(a, c)
+		a.Cases = append(a.Cases, *c)
 	}
 	a.Complete = len(a.Failures) == 0 && len(a.Cases) == len(want)
 	a.FinishedAt = time.Now().UTC()
+}
+
+// caseOrder is want's order, then any case a process measured that want does not name.
+func caseOrder(want []string, raw *Raw) []string {
+	out := slices.Clone(want)
+	for _, p := range raw.Processes {
+		for _, c := range p.Cases {
+			if !slices.Contains(out, c.Name) {
+				out = append(out, c.Name)
+			}
+		}
+	}
+	return out
+}
+
+// caseProcess turns one case of process index pi into per-op samples and its ratio to the ref: the ref samples
+// taken beside it (protocol 2), else the process's own ref_js_loop (protocol 1).
+func caseProcess(pi int, rp RawProcess, rc RawCase) artifact.CaseProcess {
+	p := artifact.CaseProcess{Process: pi, Iterations: rc.Iterations, SamplesNs: perOp(rc.Ops, rc.Ns, rp.TimerOverheadNs),
+		SlowdownNs: rc.SlowdownNs, SlowdownBaseNs: rc.SlowdownBaseNs}
+	p.MedianNs = stats.SummarizeProcesses(p.SamplesNs, confidence).Median
+	switch {
+	case rc.Name == cases.RefCase:
+		p.RefMedianNs = p.MedianNs
+	case len(rc.RefNs) > 0:
+		p.RefSamplesNs = perOp(rc.RefOps, rc.RefNs, rp.TimerOverheadNs)
+		p.RefMedianNs = stats.SummarizeProcesses(p.RefSamplesNs, confidence).Median
+	default:
+		for _, other := range rp.Cases {
+			if other.Name == cases.RefCase {
+				p.RefMedianNs = stats.SummarizeProcesses(perOp(other.Ops, other.Ns, rp.TimerOverheadNs), confidence).Median
+			}
+		}
+	}
+	if p.RefMedianNs > 0 {
+		p.RatioToRef = ptr(p.MedianNs / p.RefMedianNs)
+	}
+	return p
+}
+
+// perOp turns timed runs into ns per op, the timer overhead taken off each run.
+func perOp(ops, ns []int64, overhead float64) []float64 {
+	out := make([]float64, len(ns))
+	for i := range ns {
+		out[i] = max(float64(ns[i])-overhead, 0) / float64(ops[i])
+	}
+	return out
+}
+
+// summarize fills a case's statistics over its processes and adds its warnings to a.
+func summarize(a *artifact.Artifact, c *artifact.Case) {
+	if meta, ok := cases.Lookup(c.Name); ok {
+		c.Crossing = meta.Crossing
+	}
+	for _, p := range c.Processes {
+		c.SamplesNs = append(c.SamplesNs, p.SamplesNs...)
+	}
+	s := stats.SummarizeProcesses(c.ProcessMedians(), confidence)
+	c.MedianNs, c.CILowNs, c.CIHighNs, c.CILevel = s.Median, s.Low, s.High, s.Confidence
+	if ratios := c.ProcessRatios(); len(ratios) == len(c.Processes) {
+		r := stats.SummarizeProcesses(ratios, confidence)
+		c.RatioToRef = ptr(r.Median)
+		if r.Confidence > 0 {
+			c.RatioCILow, c.RatioCIHigh = ptr(r.Low), ptr(r.High)
+		}
+	}
+	if spread := max(c.MedianNs-c.CILowNs, c.CIHighNs-c.MedianNs) / c.MedianNs; spread > unstableSpread {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("%s: unstable, another run may measure ±%.0f%%; "+
+			"close other programs or raise --runs", c.Name, 100*spread))
+	}
+	if c.Crossing && c.MedianNs > 0 {
+		c.CrossingsPerMs = ptr(1e6 / c.MedianNs)
+	}
 }
 
 func ptr(v float64) *float64 { return &v }

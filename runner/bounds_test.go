@@ -24,7 +24,7 @@ func TestCallgrindStepsHaveBounds(t *testing.T) {
 	if err := CheckValgrind(context.Background(), tgt); err == nil || !strings.Contains(err.Error(), "valgrind --version did not finish within 200ms") {
 		t.Errorf("check: %v", err)
 	}
-	_, _, err := countRun(context.Background(), tgt, "/bin/true", "callback", 4)
+	_, _, err := countRun(context.Background(), tgt, "/bin/true", "callback", 4, nil)
 	if err == nil || !strings.Contains(err.Error(), "callgrind run of callback with 4 units did not finish within 200ms") {
 		t.Errorf("counted run: %v", err)
 	}

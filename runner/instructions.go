@@ -56,11 +56,11 @@ func CheckValgrind(ctx context.Context, t targets.Target) error {
 // between a run of one loop unit and a run of u units, over the difference of their op counts: start-up, set-up and
 // the first unit's one-off costs cancel. u grows by 4 from 4 until the difference spans minSpan instructions.
 // Cases that fail are left out of the map and reported in the error; the others are still counted.
-func MeasureInstructions(ctx context.Context, t targets.Target, program string, names []string, log io.Writer) (map[string]float64, error) {
+func MeasureInstructions(ctx context.Context, t targets.Target, program string, names []string, log io.Writer, extra ...string) (map[string]float64, error) {
 	out := map[string]float64{}
 	var failed []error
 	for _, name := range names {
-		v, err := caseInstructions(ctx, t, program, name)
+		v, err := caseInstructions(ctx, t, program, name, extra)
 		if err != nil {
 			failed = append(failed, fmt.Errorf("%s: instructions of %s: %w", t.Name(), name, err))
 			continue
@@ -73,13 +73,13 @@ func MeasureInstructions(ctx context.Context, t targets.Target, program string, 
 	return out, errors.Join(failed...)
 }
 
-func caseInstructions(ctx context.Context, t targets.Target, program, name string) (float64, error) {
-	i1, ops1, err := countRun(ctx, t, program, name, 1)
+func caseInstructions(ctx context.Context, t targets.Target, program, name string, extra []string) (float64, error) {
+	i1, ops1, err := countRun(ctx, t, program, name, 1, extra)
 	if err != nil {
 		return 0, err
 	}
 	for units := int64(4); ; units *= 4 {
-		iu, opsu, err := countRun(ctx, t, program, name, units)
+		iu, opsu, err := countRun(ctx, t, program, name, units, extra)
 		if err != nil {
 			return 0, err
 		}
@@ -105,10 +105,11 @@ func roundSignificant(v float64, n int) float64 {
 
 // countRun runs one sample of units loop units under callgrind and returns the program's total instruction count and
 // the ops the sample made.
-func countRun(ctx context.Context, t targets.Target, program, name string, units int64) (instr, ops int64, err error) {
+func countRun(ctx context.Context, t targets.Target, program, name string, units int64, extra []string) (instr, ops int64, err error) {
 	var stdout, stderr bytes.Buffer
 	args := []string{"--tool=callgrind", "--callgrind-out-file=/dev/null", program,
-		"run", "--ops", strconv.FormatInt(units, 10), "--samples", "1", "--warmup-ns", "0", name}
+		"run", "--ops", strconv.FormatInt(units, 10), "--samples", "1", "--warmup-ns", "0"}
+	args = append(append(args, extra...), name)
 	rctx, cancel := context.WithTimeout(ctx, countRunBound)
 	defer cancel()
 	runErr := t.Run(rctx, "valgrind", args, &stdout, &stderr)

@@ -2,8 +2,12 @@ package runner
 
 import (
 	"context"
+	crand "crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -28,6 +32,9 @@ type Job struct {
 	User *UserBridge
 	// Defines are extra compile-time options of the reference bridge or the floor (see build.BuildProgram).
 	Defines []string
+	// Push, when set, pushes the built program instead of Target.Push: compare pushes a binary used by two
+	// programs once.
+	Push func(ctx context.Context, local string) (string, error)
 }
 
 // UserBridge is a bench program of the user's, declared in the config.
@@ -69,9 +76,41 @@ func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 	return build.BuildProgram(ctx, tc, lib, j.Kind, j.Codec, j.Log, j.Defines...)
 }
 
-// Run builds the program, runs it and writes the artifact. When the run fails part-way, the artifact is still
-// written, with what was measured and complete=false, and the error says what broke.
+// Run builds the program, runs it as Options.Runs processes and writes the artifact. When the run fails part-way,
+// the artifact is still written, with what was measured and complete=false, and the error says what broke.
 func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
+	p, err := j.Prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Target.Close()
+	if j.Options.Seed == 0 {
+		j.Options.Seed = NewSeed()
+	}
+	p.Begin(NewSession([]string{p.Label()}, j.Options.Seed), 0)
+	fmt.Fprintf(j.Log, "running %s on %s: %d cases, %d processes of %d samples of at least %s each\n", p.Label(),
+		j.Target.Name(), len(j.Options.Cases), j.Options.Runs, j.Options.Samples, j.Options.MinTime)
+	var runErr error
+	for run := range max(j.Options.Runs, 1) {
+		p.art.Session.Order = append(p.art.Session.Order, 0)
+		if runErr = p.Process(ctx, run, CaseOrder(j.Options.Seed, run, j.Options.Cases)); runErr != nil {
+			break
+		}
+	}
+	return p.Finish(ctx, runErr)
+}
+
+// Prepared is a job whose program is built and pushed: compare runs the processes of several side by side.
+type Prepared struct {
+	job    *Job
+	prog   *build.Program
+	remote string
+	art    *artifact.Artifact
+	m      *Measurement
+}
+
+// Prepare builds the program, reads the device and pushes the program; the caller closes the target.
+func (j *Job) Prepare(ctx context.Context) (*Prepared, error) {
 	prog, err := j.Build(ctx)
 	if err != nil {
 		return nil, err
@@ -82,43 +121,74 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 	}
 	dev.Compiler, dev.CFlags, dev.QuickJS = prog.Compiler, prog.CFlags, build.QuickJSVersion
 	targets.CheckProgram(&dev, prog.Path)
-	remote, err := j.Target.Push(ctx, prog.Path)
+	sum, err := fileSHA256(prog.Path)
 	if err != nil {
 		return nil, err
 	}
-	defer j.Target.Close()
+	push := j.Push
+	if push == nil {
+		push = j.Target.Push
+	}
+	remote, err := push(ctx, prog.Path)
+	if err != nil {
+		return nil, err
+	}
 	if j.Options.Instructions {
 		if err := CheckValgrind(ctx, j.Target); err != nil {
 			return nil, err
 		}
 	}
-
 	a := &artifact.Artifact{
 		Schema: artifact.Schema, Tool: Tool, Target: j.Target.Name(), Program: prog.Kind, Codec: prog.Codec,
-		Device:    dev,
-		Settings:  artifact.Settings{Samples: j.Options.Samples, MinTimeNs: j.Options.MinTime.Nanoseconds(), WarmupNs: j.Options.Warmup.Nanoseconds()},
-		StartedAt: time.Now().UTC(),
-		Cases:     []artifact.Case{}, Failures: []artifact.Failure{}, Warnings: append([]string{}, dev.Warnings...),
+		Device: dev,
+		Settings: artifact.Settings{Samples: j.Options.Samples, MinTimeNs: j.Options.MinTime.Nanoseconds(),
+			WarmupNs: j.Options.Warmup.Nanoseconds(), Slowdown: j.Options.Slowdown, SlowdownSteps: j.Options.SlowdownSteps, Defines: j.Defines,
+			BinarySHA256: sum},
+		Cases: []artifact.Case{}, Failures: []artifact.Failure{}, Warnings: append([]string{}, dev.Warnings...),
 	}
-	a.Settings.Defines = j.Defines
 	listed, err := ListCases(ctx, j.Target, remote)
 	if err != nil {
 		return nil, err
 	}
-	opts := j.Options
-	opts.Cases, a.NotImplemented = Implemented(j.Options.Cases, listed)
-	if len(opts.Cases) == 0 {
+	asked := j.Options.Cases
+	j.Options.Cases, a.NotImplemented = Implemented(asked, listed)
+	if len(j.Options.Cases) == 0 {
 		return nil, fmt.Errorf("the program implements none of the cases asked for (%s); its list: %s",
-			strings.Join(j.Options.Cases, ", "), strings.Join(listed, ", "))
+			strings.Join(asked, ", "), strings.Join(listed, ", "))
 	}
-	fmt.Fprintf(j.Log, "running %s on %s: %d cases, %d samples of at least %s each\n", a.Label(), a.Target,
-		len(opts.Cases), opts.Samples, opts.MinTime)
-	raw, runErr := Measure(ctx, j.Target, remote, opts)
-	recordProvenance(a, prog, raw.Meta)
-	Assemble(a, raw, opts.Cases)
-	checkSettings(a, raw, opts)
+	return &Prepared{job: j, prog: prog, remote: remote, art: a, m: NewMeasurement(j.Target, remote, j.Options)}, nil
+}
+
+// Label names the prepared program: "json linux", with " slowdown=0.1" when it adds busy work.
+func (p *Prepared) Label() string { return p.art.Label() }
+
+// Begin starts the session: the artifact is program index idx of session s.
+func (p *Prepared) Begin(s artifact.Session, idx int) {
+	p.art.Session, p.art.Session.Program = s, idx
+	p.art.Session.Order = nil
+	p.art.StartedAt = time.Now().UTC()
+}
+
+// Process runs one process of the program as position seq of the session, in the given case order.
+func (p *Prepared) Process(ctx context.Context, seq int, order []string) error {
+	return p.m.Process(ctx, seq, order)
+}
+
+// SetOrder records the session's full process order (compare knows it only at the end).
+func (p *Prepared) SetOrder(order []int) { p.art.Session.Order = order }
+
+// Finish assembles and writes the artifact; runErr is what broke the run, if anything.
+func (p *Prepared) Finish(ctx context.Context, runErr error) (*artifact.Artifact, error) {
+	j, a, raw := p.job, p.art, p.m.Raw
+	recordProvenance(a, p.prog, raw.Meta)
+	Assemble(a, raw, j.Options.Cases)
+	checkSettings(a, raw, j.Options)
+	if len(raw.Processes) < 2 {
+		a.Warnings = append(a.Warnings, "one process: no interval over processes, and ratios carry that process's "+
+			"placement; use --runs 2 or more")
+	}
 	if j.Options.Instructions && runErr == nil {
-		runErr = j.countInstructions(ctx, remote, a)
+		runErr = j.countInstructions(ctx, p.remote, a)
 	}
 	if err := artifact.Write(j.Out, a); err != nil {
 		return a, err
@@ -129,6 +199,33 @@ func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 	return a, nil
 }
 
+// BinarySHA256 builds (or finds in the cache) the job's program and returns its sha256: whether it is the program
+// an artifact was measured with.
+func (j *Job) BinarySHA256(ctx context.Context) (string, error) {
+	prog, err := j.Build(ctx)
+	if err != nil {
+		return "", err
+	}
+	return fileSHA256(prog.Path)
+}
+
+func fileSHA256(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// NewSession starts a session of the named programs with a fresh id.
+func NewSession(programs []string, seed uint64) artifact.Session {
+	var id [8]byte
+	crand.Read(id[:])
+	return artifact.Session{ID: time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(id[:4]),
+		Programs: programs, Seed: seed}
+}
+
 // countInstructions adds each measured case's instructions per op to a; a case that cannot be counted makes the
 // artifact incomplete.
 func (j *Job) countInstructions(ctx context.Context, remote string, a *artifact.Artifact) error {
@@ -137,7 +234,7 @@ func (j *Job) countInstructions(ctx context.Context, remote string, a *artifact.
 		names = append(names, c.Name)
 	}
 	fmt.Fprintf(j.Log, "counting instructions of %d cases under callgrind on %s\n", len(names), a.Target)
-	counts, err := MeasureInstructions(ctx, j.Target, remote, names, j.Options.Progress)
+	counts, err := MeasureInstructions(ctx, j.Target, remote, names, j.Options.Progress, j.Options.slowdownArgs()...)
 	for i := range a.Cases {
 		if v, ok := counts[a.Cases[i].Name]; ok {
 			a.Cases[i].InstructionsPerOp = &v

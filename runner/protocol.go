@@ -2,21 +2,23 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
 
-// ProtocolVersion is the bench program protocol this runner speaks (docs/protocol.md).
-const ProtocolVersion = 1
+// ProtocolVersion is the newest bench program protocol this runner speaks (docs/protocol.md); it still runs
+// programs that speak protocol 1.
+const ProtocolVersion = 2
 
 // record is one parsed line of a bench program's output.
 type record struct {
-	kind string // the first word
-	name string // the case, where the record has one
-	a, b int64  // numbers: calibrated N; sample or loop OPS and NS
-	text string // meta value, error message
-	key  string // meta key
-	f    float64
+	kind string  // the first word
+	name string  // the case, where the record has one
+	a, b int64   // numbers: calibrated N; sample or loop OPS and NS
+	text string  // meta value, error message
+	key  string  // meta key
+	f, g float64 // timer_overhead_ns X; slowdown ADDED BASE
 }
 
 // parseLine parses one line of `run` or `loop` output.
@@ -27,7 +29,7 @@ func parseLine(line string) (record, error) {
 	}
 	r := record{kind: fields[0]}
 	want := map[string]int{"bench-bridge-protocol": 2, "meta": 3, "timer_overhead_ns": 2, "begin": 2, "calibrated": 3,
-		"sample": 4, "error": 3, "end": 2, "loop": 4}
+		"sample": 4, "error": 3, "end": 2, "loop": 4, "ref": 4, "slowdown": 4}
 	n, known := want[r.kind]
 	if !known {
 		return r, fmt.Errorf("unknown record %q", r.kind)
@@ -52,7 +54,15 @@ func parseLine(line string) (record, error) {
 	case "error":
 		r.name = fields[1]
 		r.text = restAfter(line, 2)
-	case "sample", "loop":
+	case "slowdown":
+		r.name = fields[1]
+		if r.f, err = strconv.ParseFloat(fields[2], 64); err == nil {
+			r.g, err = strconv.ParseFloat(fields[3], 64)
+		}
+		if err == nil && !(r.f >= 0 && r.g >= 0 && !math.IsInf(r.f, 0) && !math.IsInf(r.g, 0)) {
+			err = fmt.Errorf("costs must be finite and non-negative")
+		}
+	case "sample", "loop", "ref":
 		r.name = fields[1]
 		if r.a, err = strconv.ParseInt(fields[2], 10, 64); err == nil {
 			r.b, err = strconv.ParseInt(fields[3], 10, 64)

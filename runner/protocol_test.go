@@ -17,6 +17,8 @@ func TestParseLine(t *testing.T) {
 		{"sample callback 1200 52000000", record{kind: "sample", name: "callback", a: 1200, b: 52000000}},
 		{"error callback TypeError: not a function", record{kind: "error", name: "callback", text: "TypeError: not a function"}},
 		{"loop callback 10 20", record{kind: "loop", name: "callback", a: 10, b: 20}},
+		{"ref callback 300 12000", record{kind: "ref", name: "callback", a: 300, b: 12000}},
+		{"slowdown callback 4.0625 40.5", record{kind: "slowdown", name: "callback", f: 4.0625, g: 40.5}},
 	}
 	for _, g := range good {
 		got, err := parseLine(g.line)
@@ -32,6 +34,8 @@ func TestParseLine(t *testing.T) {
 		"sample callback x 10":    "invalid syntax",
 		"end callback extra":      "wants 2 fields",
 		"calibrated callback 1e3": "invalid syntax",
+		"slowdown callback -1 40": "non-negative",
+		"slowdown callback NaN 4": "non-negative",
 	}
 	for line, want := range bad {
 		if _, err := parseLine(line); err == nil || !strings.Contains(err.Error(), want) {

@@ -41,7 +41,7 @@ func checkSettings(a *artifact.Artifact, raw *Raw, opts Options) {
 	if !raw.sawTimer {
 		a.Warnings = append(a.Warnings, "the program printed no timer_overhead_ns line (docs/protocol.md)")
 	}
-	for _, rc := range raw.Cases {
+	for _, rc := range raw.cases() {
 		if rc.Partial {
 			continue
 		}
@@ -56,4 +56,13 @@ func checkSettings(a *artifact.Artifact, raw *Raw, opts Options) {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("%s: the program ignores the settings: %s (bench-bridge check PROG)", rc.Name, strings.Join(problems, ", ")))
 		}
 	}
+}
+
+// cases are the cases of every process, one process after another.
+func (r *Raw) cases() []RawCase {
+	var out []RawCase
+	for _, p := range r.Processes {
+		out = append(out, p.Cases...)
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,16 +16,27 @@ import (
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/stats"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
 // Options are the measurement settings of one run.
 type Options struct {
-	Cases   []string      // the cases to run, in order
-	Samples int           // timed samples per case
+	Cases   []string      // the cases to run; each process runs them in its own order
+	Samples int           // timed samples per case per process
 	MinTime time.Duration // the least time one sample lasts
 	Warmup  time.Duration // warm-up per case
+	// Runs is how many processes of the program a run makes (Kalibera and Jones: the variance is between them).
+	Runs int
+	// Seed draws the case orders of the processes; 0 draws a seed.
+	Seed uint64
+	// Slowdown, when positive, makes the program add busy work worth that share of each case's own cost per
+	// crossing (protocol 2's --slowdown): the gate's A/B proof.
+	Slowdown float64
+	// SlowdownSteps, when positive, adds a fixed number of busy-work steps per crossing instead (--slowdown-steps):
+	// the same instructions on every machine, for the instruction-count A/B proof.
+	SlowdownSteps int
 	// Stall is how long the program may print nothing before it is taken as hung and killed.
 	Stall time.Duration
 	// Progress receives one line per finished case when OnEvent is nil; nil for none.
@@ -36,27 +48,45 @@ type Options struct {
 	Instructions bool
 }
 
+// DefaultRuns is the processes per run of a plain `bench-bridge linux` (docs/gate.md: chosen so that `floor linux`
+// and `linux` take under a minute together on a 2-core machine, with intervals that hold another run's median).
+const DefaultRuns = 5
+
 // DefaultOptions are the settings a plain `bench-bridge linux` uses.
 func DefaultOptions() Options {
-	return Options{Samples: 10, MinTime: 50 * time.Millisecond, Warmup: 50 * time.Millisecond, Stall: 2 * time.Minute}
+	return Options{Samples: 5, MinTime: 10 * time.Millisecond, Warmup: 10 * time.Millisecond, Runs: DefaultRuns,
+		Stall: 2 * time.Minute}
 }
 
-// Raw is what one program run printed: samples per case and what failed, before statistics.
+// Raw is what the processes of one program printed: samples per case per process and what failed, before
+// statistics.
 type Raw struct {
-	TimerOverheadNs float64
-	Meta            map[string]string
-	Cases           []RawCase
-	Failures        []artifact.Failure
-	notify          func(Event)
-	sawTimer        bool // a timer_overhead_ns line came
+	Meta      map[string]string
+	Processes []RawProcess
+	Failures  []artifact.Failure
+	notify    func(Event)
+	sawTimer  bool // a timer_overhead_ns line came
 }
 
-// RawCase is one case's samples as the program reported them.
+// RawProcess is one process: its case order and the cases it measured, in the order they ran.
+type RawProcess struct {
+	Seq             int // position in the session
+	Order           []string
+	Protocol        int
+	TimerOverheadNs float64
+	Cases           []RawCase
+}
+
+// RawCase is one case's samples in one process as the program reported them.
 type RawCase struct {
 	Name       string
 	Iterations int64
 	Ops        []int64
 	Ns         []int64
+	// RefOps and RefNs are the --ref samples taken beside this case's (protocol 2).
+	RefOps, RefNs []int64
+	// SlowdownNs and SlowdownBaseNs are the slowdown record: the work added per op and the cost it was set against.
+	SlowdownNs, SlowdownBaseNs float64
 	// Partial is true when the program died during the case, after printing these samples.
 	Partial bool
 }
@@ -64,13 +94,53 @@ type RawCase struct {
 // errStalled marks a program killed for printing nothing for too long.
 var errStalled = errors.New("stalled")
 
-// Measure runs program (already pushed to t) over opts.Cases. A case that crashes the program or hangs is recorded
-// as a failure and the cases after it run in a new process. On a transport error or cancellation it returns what was
-// measured so far with the error.
+// Measure runs program (already pushed to t) as opts.Runs processes over opts.Cases, each in its own order drawn from
+// opts.Seed. A case that crashes the program or hangs is recorded as a failure and left out of the later processes;
+// the cases after it run in a new process. On a transport error or cancellation it returns what was measured so far
+// with the error.
 func Measure(ctx context.Context, t targets.Target, program string, opts Options) (*Raw, error) {
-	raw := &Raw{Meta: map[string]string{}}
-	raw.notify = func(e Event) {
-		e.Target, e.Total, e.Done = t.Name(), len(opts.Cases), len(raw.Cases)+len(raw.Failures)
+	m := NewMeasurement(t, program, opts)
+	for run := range max(opts.Runs, 1) {
+		if err := m.Process(ctx, run, CaseOrder(opts.Seed, run, opts.Cases)); err != nil {
+			return m.Raw, err
+		}
+	}
+	return m.Raw, nil
+}
+
+// CaseOrder is the case order of process seq of a session seeded with seed: names as given for the first process
+// (a run of one process runs them as asked), a shuffle of them for the others.
+func CaseOrder(seed uint64, seq int, names []string) []string {
+	out := slices.Clone(names)
+	if seq == 0 {
+		return out
+	}
+	r := rand.New(rand.NewPCG(seed, uint64(seq)))
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// NewSeed draws a seed for the case orders.
+func NewSeed() uint64 { return rand.Uint64() }
+
+// Measurement collects the processes of one program; compare interleaves the processes of several.
+type Measurement struct {
+	Raw     *Raw
+	target  targets.Target
+	program string
+	opts    Options
+	// protocol is the version the program spoke, 0 until its first process.
+	protocol int
+	// total counts the case runs asked for so far, for progress.
+	total, done int
+}
+
+// NewMeasurement prepares to run program (already pushed to t) with opts.
+func NewMeasurement(t targets.Target, program string, opts Options) *Measurement {
+	m := &Measurement{Raw: &Raw{Meta: map[string]string{}}, target: t, program: program, opts: opts,
+		total: max(opts.Runs, 1) * len(opts.Cases)}
+	m.Raw.notify = func(e Event) {
+		e.Target, e.Total, e.Done = t.Name(), m.total, m.done
 		switch {
 		case opts.OnEvent != nil:
 			opts.OnEvent(e)
@@ -80,16 +150,43 @@ func Measure(ctx context.Context, t targets.Target, program string, opts Options
 			fmt.Fprintf(opts.Progress, "%s: %-28s failed: %s\n", e.Target, e.Case, e.Reason)
 		}
 	}
-	remaining := slices.Clone(opts.Cases)
+	return m
+}
+
+// Protocol is the protocol version the program spoke; 0 before its first process.
+func (m *Measurement) Protocol() int { return m.protocol }
+
+// failed reports whether name failed in an earlier process.
+func (m *Measurement) failed(name string) bool {
+	return slices.ContainsFunc(m.Raw.Failures, func(f artifact.Failure) bool { return f.Name == name })
+}
+
+// Process runs one process of the program over order (cases that failed before are left out), as position seq of
+// the session. A crash or a stall fails the case it hit and runs the rest in a new process, recorded as the same one.
+func (m *Measurement) Process(ctx context.Context, seq int, order []string) error {
+	raw := m.Raw
+	remaining := slices.DeleteFunc(slices.Clone(order), func(n string) bool { return m.failed(n) || !slices.Contains(m.opts.Cases, n) })
+	m.done += len(order) - len(remaining)
+	raw.Processes = append(raw.Processes, RawProcess{Seq: seq, Order: slices.Clone(remaining)})
+	proc := &raw.Processes[len(raw.Processes)-1]
 	for len(remaining) > 0 {
-		s := &session{raw: raw, want: remaining}
-		err := s.run(ctx, t, program, opts)
+		s := &session{m: m, proc: proc, want: remaining}
+		err := s.run(ctx)
+		if err != nil && m.protocol == 0 && s.line == 0 && isUsageExit(err) {
+			// A protocol 1 program that refuses protocol 2's flags: ask again without them.
+			m.protocol = 1
+			if m.opts.Slowdown > 0 || m.opts.SlowdownSteps > 0 {
+				return fmt.Errorf("%s: the program speaks protocol 1: --slowdown needs a program that speaks protocol 2 (docs/protocol.md)", m.target.Name())
+			}
+			continue
+		}
 		remaining = slices.DeleteFunc(remaining, func(n string) bool { return s.finished[n] })
 		if err == nil {
 			for _, n := range remaining {
 				raw.fail(n, "the program exited without running it", "")
+				m.done++
 			}
-			return raw, nil
+			return nil
 		}
 		var exit *targets.ExitError
 		switch {
@@ -97,9 +194,9 @@ func Measure(ctx context.Context, t targets.Target, program string, opts Options
 			if s.current != "" {
 				raw.lose(s, "interrupted", "")
 			}
-			return raw, fmt.Errorf("%s: %w", t.Name(), ctx.Err())
+			return fmt.Errorf("%s: %w", m.target.Name(), ctx.Err())
 		case errors.Is(err, errStalled):
-			err = fmt.Errorf("printed nothing for %s: killed", opts.Stall)
+			err = fmt.Errorf("printed nothing for %s: killed", m.opts.Stall)
 		case errors.As(err, &exit):
 			err = fmt.Errorf("program %v", exit)
 		case s.protocolErr != nil:
@@ -109,22 +206,42 @@ func Measure(ctx context.Context, t targets.Target, program string, opts Options
 			// The transport failed: the device is gone. Name the case it took down.
 			if s.current != "" {
 				raw.lose(s, err.Error(), s.stderr.tail())
-				return raw, fmt.Errorf("case %s: %w", s.current, err)
+				return fmt.Errorf("case %s: %w", s.current, err)
 			}
-			return raw, err
+			return err
 		}
 		if s.current == "" {
 			// It died before starting a case: no case to blame, and a retry would die the same way.
 			for _, n := range remaining {
 				raw.fail(n, err.Error(), s.stderr.tail())
+				m.done++
 			}
-			return raw, nil
+			m.total -= len(remaining) * (max(m.opts.Runs, 1) - 1 - seq)
+			return nil
 		}
 		current := s.current
 		raw.lose(s, err.Error(), s.stderr.tail())
+		m.done++
 		remaining = slices.DeleteFunc(remaining, func(n string) bool { return n == current })
 	}
-	return raw, nil
+	return nil
+}
+
+// slowdownArgs are the program's flags for the busy work asked for.
+func (o Options) slowdownArgs() []string {
+	switch {
+	case o.Slowdown > 0:
+		return []string{"--slowdown", strconv.FormatFloat(o.Slowdown, 'g', -1, 64)}
+	case o.SlowdownSteps > 0:
+		return []string{"--slowdown-steps", strconv.Itoa(o.SlowdownSteps)}
+	}
+	return nil
+}
+
+// isUsageExit reports whether err is the exit status 2 a program gives for flags it does not know.
+func isUsageExit(err error) bool {
+	var exit *targets.ExitError
+	return errors.As(err, &exit) && exit.Status == 2
 }
 
 // lose records the case the session was in when its process died or broke the protocol: a failure, and the samples
@@ -133,13 +250,15 @@ func (r *Raw) lose(s *session, reason, stderr string) {
 	if s.cur != nil && len(s.cur.Ns) > 0 {
 		c := *s.cur
 		c.Partial = true
-		r.Cases = append(r.Cases, c)
+		s.proc.Cases = append(s.proc.Cases, c)
 	}
 	r.fail(s.current, reason, stderr)
 }
 
 func (r *Raw) fail(name, reason, stderr string) {
-	r.Failures = append(r.Failures, artifact.Failure{Name: name, Reason: reason, StderrTail: stderr})
+	if !slices.ContainsFunc(r.Failures, func(f artifact.Failure) bool { return f.Name == name }) {
+		r.Failures = append(r.Failures, artifact.Failure{Name: name, Reason: reason, StderrTail: stderr})
+	}
 	r.emit(Event{Kind: CaseFailed, Case: name, Reason: reason})
 }
 
@@ -150,9 +269,10 @@ func (r *Raw) emit(e Event) {
 	}
 }
 
-// session is one process of the program: it parses the lines as they come.
+// session is one OS process of the program: it parses the lines as they come.
 type session struct {
-	raw         *Raw
+	m           *Measurement
+	proc        *RawProcess
 	want        []string
 	current     string          // begun, not ended
 	finished    map[string]bool // ended, or reported an error
@@ -162,16 +282,28 @@ type session struct {
 	line        int
 }
 
-func (s *session) run(ctx context.Context, t targets.Target, program string, opts Options) error {
+// args is the command line of one process: protocol 2's flags unless the program speaks protocol 1.
+func (s *session) args() []string {
+	o := s.m.opts
+	args := []string{"run", "--samples", strconv.Itoa(o.Samples), "--min-time-ns", strconv.FormatInt(o.MinTime.Nanoseconds(), 10),
+		"--warmup-ns", strconv.FormatInt(o.Warmup.Nanoseconds(), 10)}
+	if s.m.protocol != 1 {
+		if slices.Contains(o.Cases, cases.RefCase) {
+			args = append(args, "--ref", cases.RefCase)
+		}
+		args = append(args, o.slowdownArgs()...)
+	}
+	return append(args, s.want...)
+}
+
+func (s *session) run(ctx context.Context) error {
 	s.finished = map[string]bool{}
+	stall := s.m.opts.Stall
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	watchdog := time.AfterFunc(opts.Stall, func() { cancel(errStalled) })
+	watchdog := time.AfterFunc(stall, func() { cancel(errStalled) })
 	defer watchdog.Stop()
 
-	args := []string{"run", "--samples", strconv.Itoa(opts.Samples), "--min-time-ns", strconv.FormatInt(opts.MinTime.Nanoseconds(), 10),
-		"--warmup-ns", strconv.FormatInt(opts.Warmup.Nanoseconds(), 10)}
-	args = append(args, s.want...)
 	pr, pw := io.Pipe()
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -180,7 +312,7 @@ func (s *session) run(ctx context.Context, t targets.Target, program string, opt
 		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 64*1024), 1<<20)
 		for sc.Scan() {
-			watchdog.Reset(opts.Stall)
+			watchdog.Reset(stall)
 			if s.protocolErr == nil {
 				if err := s.handle(sc.Text()); err != nil {
 					s.protocolErr = fmt.Errorf("bench program output, line %d: %w: %q", s.line, err, sc.Text())
@@ -190,7 +322,7 @@ func (s *session) run(ctx context.Context, t targets.Target, program string, opt
 		}
 		io.Copy(io.Discard, pr)
 	}()
-	err := t.Run(ctx, program, args, pw, &s.stderr)
+	err := s.m.target.Run(ctx, s.m.program, s.args(), pw, &s.stderr)
 	pw.Close()
 	wg.Wait()
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errStalled) {
@@ -209,34 +341,36 @@ func (s *session) handle(line string) error {
 	if err != nil {
 		return err
 	}
-	if s.line == 1 && (r.kind != "bench-bridge-protocol" || r.a != ProtocolVersion) {
-		return fmt.Errorf("want first line \"bench-bridge-protocol %d\"", ProtocolVersion)
+	if s.line == 1 {
+		if r.kind != "bench-bridge-protocol" || r.a < 1 || r.a > ProtocolVersion {
+			return fmt.Errorf("want first line \"bench-bridge-protocol N\" with N 1 to %d", ProtocolVersion)
+		}
+		s.m.protocol, s.proc.Protocol = int(r.a), int(r.a)
+		return nil
 	}
 	if r.name != "" && !slices.Contains(s.want, r.name) {
 		return fmt.Errorf("case %q was not asked for", r.name)
 	}
+	if (r.kind == "ref" || r.kind == "slowdown") && s.proc.Protocol < 2 {
+		return fmt.Errorf("%s record in protocol %d", r.kind, s.proc.Protocol)
+	}
 	switch r.kind {
 	case "meta":
-		s.raw.Meta[r.key] = r.text
+		s.m.Raw.Meta[r.key] = r.text
 	case "timer_overhead_ns":
-		s.raw.TimerOverheadNs, s.raw.sawTimer = r.f, true
+		s.proc.TimerOverheadNs, s.m.Raw.sawTimer = r.f, true
 	case "begin":
 		s.current = r.name
 		s.cur = &RawCase{Name: r.name}
-		s.raw.emit(Event{Kind: CaseStarted, Case: r.name})
-	case "calibrated":
+		s.m.Raw.emit(Event{Kind: CaseStarted, Case: r.name})
+	case "calibrated", "sample", "ref", "slowdown":
 		if s.cur == nil || s.cur.Name != r.name {
-			return errors.New("calibrated outside its case")
+			return fmt.Errorf("%s outside its case", r.kind)
 		}
-		s.cur.Iterations = r.a
-	case "sample":
-		if s.cur == nil || s.cur.Name != r.name {
-			return errors.New("sample outside its case")
-		}
-		s.cur.Ops = append(s.cur.Ops, r.a)
-		s.cur.Ns = append(s.cur.Ns, r.b)
+		s.cur.apply(r)
 	case "error":
-		s.raw.fail(r.name, r.text, "")
+		s.m.done++
+		s.m.Raw.fail(r.name, r.text, "")
 		s.finish(r.name)
 	case "end":
 		if s.finished[r.name] {
@@ -245,15 +379,30 @@ func (s *session) handle(line string) error {
 		if s.cur == nil || s.cur.Name != r.name {
 			return errors.New("end outside its case")
 		}
+		s.m.done++
 		if len(s.cur.Ns) == 0 {
-			s.raw.fail(r.name, "no samples", "")
+			s.m.Raw.fail(r.name, "no samples", "")
 		} else {
-			s.raw.Cases = append(s.raw.Cases, *s.cur)
+			s.proc.Cases = append(s.proc.Cases, *s.cur)
 			s.report(s.cur)
 		}
 		s.finish(r.name)
 	}
 	return nil
+}
+
+// apply adds one record of the case's own to it.
+func (c *RawCase) apply(r record) {
+	switch r.kind {
+	case "calibrated":
+		c.Iterations = r.a
+	case "sample":
+		c.Ops, c.Ns = append(c.Ops, r.a), append(c.Ns, r.b)
+	case "ref":
+		c.RefOps, c.RefNs = append(c.RefOps, r.a), append(c.RefNs, r.b)
+	case "slowdown":
+		c.SlowdownNs, c.SlowdownBaseNs = r.f, r.g
+	}
 }
 
 func (s *session) finish(name string) {
@@ -269,7 +418,7 @@ func (s *session) report(c *RawCase) {
 	for i := range c.Ns {
 		ns = append(ns, float64(c.Ns[i])/float64(c.Ops[i]))
 	}
-	s.raw.emit(Event{Kind: CaseMeasured, Case: c.Name, MedianNs: stats.Median(ns)})
+	s.m.Raw.emit(Event{Kind: CaseMeasured, Case: c.Name, MedianNs: stats.Median(ns)})
 }
 
 // tailBuffer keeps the last few KiB written to it: enough stderr to say why a program died.

@@ -30,6 +30,7 @@ static int call_add(void *state, double a, double b, double *out)
 	dyn args, result;
 	int rc;
 
+	bb_crossing();
 	if (JS_IsUndefined(fn)) {
 		bb_error("%s", st->err);
 		return -1;
@@ -90,6 +91,7 @@ static int call_obj(void *state, const bb_obj_in *in, bb_obj_out *out)
 	dyn args, result;
 	int rc;
 
+	bb_crossing();
 	if (dyn_arr(&args, 1) < 0 || obj_in_to_dyn(in, &args.u.arr.items[0]) < 0) {
 		dyn_free(&args);
 		bb_error("out of memory");
@@ -123,6 +125,7 @@ static int call1(br_state *st, int (*make)(const void *in, dyn *d), const void *
 	dyn args;
 	int rc;
 
+	bb_crossing();
 	dyn_free(&st->held);
 	if (dyn_arr(&args, 1) < 0 || make(in, &args.u.arr.items[0]) < 0) {
 		dyn_free(&args);

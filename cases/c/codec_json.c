@@ -532,9 +532,6 @@ static int js_to_dyn(br_state *st, JSValueConst v, dyn *out)
 	size_t len;
 	int rc;
 
-#ifdef BB_EXTRA_WORK
-	bb_extra_work(); /* once per crossing, either way: the A/B build of the regression gate */
-#endif
 	out->kind = DYN_NULL;
 	if (JS_IsException(fn))
 		return -1;

@@ -47,25 +47,87 @@ static uint64_t timer_overhead(void)
 
 volatile double bb_sink;
 
-/* bb_extra_work is a fixed amount of real work: four independent xorshift chains, which no compiler folds away and
- * which run at about the instructions per cycle of the bridge's own code, so that the work adds about a quarter of
- * one json crossing of script_to_host_scalar both in time and in instructions. The empty asm keeps the chains in
- * scalar registers (vectorised, they would cost other counts on other compilers). */
-void bb_extra_work(void)
-{
-	uint64_t a = 1, b = 2, c = 3, d = 4;
-	int i;
+/* ==== The slowdown hook ==== */
 
-	for (i = 0; i < BB_EXTRA_WORK_STEPS; i++) {
+uint64_t bb_crossings;
+uint64_t bb_slowdown_q8;
+static uint64_t slowdown_acc;       /* the fraction of a step carried to the next crossing, in 1/256 */
+static uint64_t spin_chain = 88172645463325252u; /* one xorshift chain through every call: no two calls overlap */
+
+/* spin runs steps steps of one dependent xorshift chain. The chain's state carries from call to call, so that the
+ * CPU cannot overlap one call's work with the next one's, in a tight loop as inside a crossing. */
+static void spin(uint64_t steps)
+{
+	uint64_t a = spin_chain, i;
+
+	for (i = 0; i < steps; i++) {
 		a ^= a << 13, a ^= a >> 7, a ^= a << 17;
-		b ^= b << 13, b ^= b >> 7, b ^= b << 17;
-		c ^= c << 13, c ^= c >> 7, c ^= c << 17;
-		d ^= d << 13, d ^= d >> 7, d ^= d << 17;
 #if defined(__GNUC__)
-		__asm__("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d));
+		__asm__("" : "+r"(a));
 #endif
 	}
-	bb_sink = (double)((a ^ b ^ c ^ d) >> 11);
+	spin_chain = a;
+}
+
+void bb_slowdown(void)
+{
+	slowdown_acc += bb_slowdown_q8;
+	spin(slowdown_acc >> 8);
+	slowdown_acc &= 255;
+}
+
+/* crossing_cost returns what one bb_crossing() costs in ns at the current bb_slowdown_q8: the least of 5 timed loops
+ * of at least 1 ms each (whatever else runs on the machine only adds time). */
+static double crossing_cost(void)
+{
+	uint64_t calls = 1, i, t0, ns;
+	double best = 0, d;
+	int r;
+
+	for (;;) {
+		t0 = bb_now_ns();
+		for (i = 0; i < calls; i++)
+			bb_crossing();
+		ns = bb_now_ns() - t0;
+		if (ns >= 1000000u || calls >= (UINT64_C(1) << 40))
+			break;
+		calls *= 4;
+	}
+	for (r = 0; r < 5; r++) {
+		t0 = bb_now_ns();
+		for (i = 0; i < calls; i++)
+			bb_crossing();
+		d = (double)(bb_now_ns() - t0) / (double)calls;
+		if (r == 0 || d < best)
+			best = d;
+	}
+	return best;
+}
+
+/* slowdown_calibrate sets bb_slowdown_q8 so that one crossing's busy work costs target_ns on this machine, and
+ * returns what it measured it to cost (the cost of bb_crossing() over its cost without the work). */
+static double slowdown_calibrate(double target_ns)
+{
+	double idle, added = 0, q8;
+	int round;
+
+	bb_slowdown_q8 = 0;
+	if (!(target_ns > 0))
+		return 0;
+	idle = crossing_cost();
+	q8 = 256;
+	for (round = 0; round < 3; round++) {
+		bb_slowdown_q8 = (uint64_t)(q8 + 0.5) > 0 ? (uint64_t)(q8 + 0.5) : 1;
+		added = crossing_cost() - idle;
+		if (!(added > 0))
+			added = 0.01;
+		q8 = (double)bb_slowdown_q8 * target_ns / added;
+		if (q8 > 256.0 * 1e7)
+			q8 = 256.0 * 1e7;
+	}
+	bb_slowdown_q8 = (uint64_t)(q8 + 0.5) > 0 ? (uint64_t)(q8 + 0.5) : 1;
+	added = crossing_cost() - idle;
+	return added > 0 ? added : 0;
 }
 
 /* ==== Errors ==== */
@@ -105,7 +167,18 @@ typedef struct options {
 	uint64_t warmup_ns;
 	int warmup_set;
 	uint64_t units; /* --ops: loop units per sample, fixed (no calibration); 0 to calibrate */
+	const char *ref; /* --ref: the case sampled beside every sample of the others (protocol 2); NULL for none */
+	double slowdown; /* --slowdown: busy work per crossing, as a share of the case's own cost (protocol 2) */
+	uint64_t slowdown_steps; /* --slowdown-steps: a fixed amount of it, for instruction counts (protocol 2) */
 } options;
+
+/* beside is the --ref case, set up once per process and calibrated once, so that its samples beside every case
+ * are alike. */
+static struct {
+	const bb_case *c;
+	void *state;
+	uint64_t n;
+} beside;
 
 static const bb_case *find_case(const char *name)
 {
@@ -169,6 +242,47 @@ static int measure_fixed(const bb_case *c, void *state, const options *o)
 	return 0;
 }
 
+/* apply_slowdown sets the busy work of case c's crossings to share of the case's own cost per op, measured as the
+ * least of 3 runs of n units without it (as crossing_cost measures the work), and prints what it applied as one
+ * `slowdown CASE ADDED_NS BASE_NS` record (per op). A case that makes no crossing gets none. Returns -1 when the case
+ * failed. */
+static int apply_slowdown(const bb_case *c, void *state, uint64_t n, double share)
+{
+	double base = 0, cost, per_op, added = 0;
+	uint64_t ns, ops = 0, crossings = bb_crossings, total_ops = 0;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (timed_run(c, state, n, &ns, &ops) < 0)
+			return -1;
+		cost = (double)ns / (double)ops;
+		if (i == 0 || cost < base)
+			base = cost;
+		total_ops += ops;
+	}
+	per_op = (double)(bb_crossings - crossings) / (double)total_ops;
+	if (per_op > 0)
+		added = slowdown_calibrate(share * base / per_op) * per_op;
+	printf("slowdown %s %.4f %.4f\n", c->name, added, base);
+	fflush(stdout);
+	return 0;
+}
+
+/* sample_beside takes one sample of the --ref case beside a sample of c and prints it as `ref C OPS NS`. */
+static int sample_beside(const bb_case *c)
+{
+	uint64_t ns, ops;
+
+	if (!beside.c || beside.c == c)
+		return 0;
+	if (timed_run(beside.c, beside.state, beside.n, &ns, &ops) < 0) {
+		bb_error("%s beside %s failed", beside.c->name, c->name);
+		return -1;
+	}
+	printf("ref %s %" PRIu64 " %" PRIu64 "\n", c->name, ops, ns);
+	return 0;
+}
+
 /* measure does warm-up, calibration and samples for one set-up case; -1 when the case failed. */
 static int measure(const bb_case *c, void *state, const options *o)
 {
@@ -190,11 +304,13 @@ static int measure(const bb_case *c, void *state, const options *o)
 		if (ns >= o->min_time_ns || n >= MAX_UNITS)
 			break;
 	}
+	if (o->slowdown > 0 && apply_slowdown(c, state, n, o->slowdown) < 0)
+		return -1;
 	printf("calibrated %s %" PRIu64 "\n", c->name, ops);
 	fflush(stdout);
 
 	for (i = 0; i < o->samples; i++) {
-		if (timed_run(c, state, n, &ns, &ops) < 0)
+		if (sample_beside(c) < 0 || timed_run(c, state, n, &ns, &ops) < 0)
 			return -1;
 		printf("sample %s %" PRIu64 " %" PRIu64 "\n", c->name, ops, ns);
 		fflush(stdout);
@@ -226,6 +342,7 @@ static void run_case(const char *name, const options *o)
 	}
 	printf("begin %s\n", name);
 	fflush(stdout);
+	bb_slowdown_q8 = o->slowdown_steps * 256; /* --slowdown-steps: from set-up on, the same in every run */
 	if (setup_case(c, &state) < 0) {
 		print_error(name, error_msg);
 	} else {
@@ -233,8 +350,31 @@ static void run_case(const char *name, const options *o)
 			print_error(name, error_msg);
 		c->teardown(state);
 	}
+	bb_slowdown_q8 = 0;
 	printf("end %s\n", name);
 	fflush(stdout);
+}
+
+/* setup_beside sets up, warms up and calibrates the --ref case once for the process, to half the min time: it only
+ * has to see how fast the machine is at that moment. On failure the ref case's own run reports the error; the others
+ * run without ref samples. */
+static void setup_beside(const options *o)
+{
+	const bb_case *c = find_case(o->ref);
+	uint64_t n = 1, ns = 0, ops = 0, target = o->min_time_ns / 2;
+
+	if (!c || setup_case(c, &beside.state) < 0)
+		return;
+	for (;; n = next_units(n, ns, target)) {
+		if (timed_run(c, beside.state, n, &ns, &ops) < 0) {
+			c->teardown(beside.state);
+			return;
+		}
+		if (ns >= target || n >= MAX_UNITS)
+			break;
+	}
+	beside.c = c;
+	beside.n = n;
 }
 
 static const char *compiler_version(void)
@@ -258,7 +398,7 @@ static const char *compiler_version(void)
 
 static void print_header(void)
 {
-	printf("bench-bridge-protocol 1\n");
+	printf("bench-bridge-protocol 2\n");
 	printf("meta program %s\n", bb_program);
 	if (bb_codec)
 		printf("meta codec %s\n", bb_codec);
@@ -272,7 +412,8 @@ static void print_header(void)
 static int usage(void)
 {
 	fprintf(stderr, "usage: %s list\n"
-			"       %s run [--min-time-ns N] [--samples N] [--warmup-ns N] [--ops N] [CASE ...]\n"
+			"       %s run [--min-time-ns N] [--samples N] [--warmup-ns N] [--ops N] [--ref CASE]\n"
+			"           [--slowdown SHARE | --slowdown-steps N] [CASE ...]\n"
 			"       %s loop CASE SECONDS\n",
 		bb_program, bb_program, bb_program);
 	return 2;
@@ -294,9 +435,41 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* parse_v2_flag reads protocol 2's --ref CASE and --slowdown SHARE at argv[*i]: 1 when it did, 0 when argv[*i] is
+ * another flag, -1 after a message on stderr. */
+static int parse_v2_flag(int argc, char **argv, int *i, options *o)
+{
+	const char *arg = argv[*i], *val;
+	char *end;
+	int is_ref = strcmp(arg, "--ref") == 0;
+
+	if (!is_ref && strcmp(arg, "--slowdown") != 0)
+		return 0;
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "%s: %s needs a value\n", bb_program, arg);
+		return -1;
+	}
+	val = argv[++*i];
+	if (is_ref) {
+		o->ref = val;
+		return 1;
+	}
+	errno = 0;
+	o->slowdown = strtod(val, &end);
+	if (errno || *end || end == val || !(o->slowdown >= 0 && o->slowdown <= 10)) {
+		fprintf(stderr, "%s: --slowdown: want a share between 0 and 10, like 0.10: %s\n", bb_program, val);
+		return -1;
+	}
+	return 1;
+}
+
 /* parse_flag reads the --name N or --name=N flag at argv[*i]. Returns 0, or -1 after a message on stderr. */
 static int parse_flag(int argc, char **argv, int *i, options *o)
 {
+	int v2 = parse_v2_flag(argc, argv, i, o);
+
+	if (v2 != 0)
+		return v2 < 0 ? -1 : 0;
 	static const struct {
 		const char *name;
 		size_t off;
@@ -305,6 +478,7 @@ static int parse_flag(int argc, char **argv, int *i, options *o)
 		{"--samples", offsetof(options, samples)},
 		{"--warmup-ns", offsetof(options, warmup_ns)},
 		{"--ops", offsetof(options, units)},
+		{"--slowdown-steps", offsetof(options, slowdown_steps)},
 	};
 	const char *arg = argv[*i], *val;
 	size_t k, len;
@@ -337,7 +511,7 @@ static int parse_flag(int argc, char **argv, int *i, options *o)
 
 static int cmd_run(int argc, char **argv)
 {
-	options o = {50000000u, 10, 0, 0, 0};
+	options o = {50000000u, 10, 0, 0, 0, NULL, 0, 0};
 	char **names = argv; /* the case names, compacted in place: argv is ours */
 	int i, nnames = 0;
 
@@ -357,13 +531,25 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (!o.warmup_set)
 		o.warmup_ns = o.min_time_ns;
+	if (o.units > 0 && (o.ref || o.slowdown > 0)) {
+		fprintf(stderr, "%s: --ref and --slowdown need calibrated runs, not --ops\n", bb_program);
+		return 2;
+	}
+	if (o.slowdown > 0 && o.slowdown_steps > 0) {
+		fprintf(stderr, "%s: --slowdown and --slowdown-steps exclude each other\n", bb_program);
+		return 2;
+	}
 
 	print_header();
+	if (o.ref)
+		setup_beside(&o);
 	for (i = 0; i < nnames; i++)
 		run_case(names[i], &o);
 	if (nnames == 0)
 		for (i = 0; i < bb_ncases; i++)
 			run_case(bb_cases[i].name, &o);
+	if (beside.c)
+		beside.c->teardown(beside.state);
 	return 0;
 }
 
@@ -642,12 +828,15 @@ const char *bb_case_script(const char *case_name)
 
 double bb_add(double a, double b)
 {
+	bb_crossing();
 	return fmod(a + b, BB_MOD); /* JavaScript's % on numbers is fmod */
 }
 
 void bb_upper_ascii(char *dst, const char *src, size_t len)
 {
 	size_t i;
+
+	bb_crossing();
 
 	for (i = 0; i < len; i++) {
 		char c = src[i];
@@ -695,6 +884,8 @@ bb_obj_out bb_obj_host(const bb_obj_in *in)
 {
 	bb_obj_out out;
 
+	bb_crossing();
+
 	out.id = (int32_t)((uint32_t)in->id + 1u); /* wraps instead of overflowing; ids stay far below 2^31 */
 	out.ok = 1;
 	out.x = in->x + in->y;
@@ -705,6 +896,8 @@ double bb_sum(const double *v, size_t n)
 {
 	double s = 0;
 	size_t i;
+
+	bb_crossing();
 
 	for (i = 0; i < n; i++)
 		s += v[i];
@@ -723,7 +916,7 @@ int bb_ui_key(const char *s, size_t len)
 	return -1;
 }
 
-int bb_ui_set(bb_ui *ui, double id, double key, double value)
+static int ui_set(bb_ui *ui, double id, double key, double value)
 {
 	/* the comparisons also refuse NaN */
 	if (!(id >= 0 && id < BB_UI_NODES) || !(key >= 0 && key < BB_UI_KEYS))
@@ -732,14 +925,21 @@ int bb_ui_set(bb_ui *ui, double id, double key, double value)
 	return 0;
 }
 
+int bb_ui_set(bb_ui *ui, double id, double key, double value)
+{
+	bb_crossing();
+	return ui_set(ui, id, key, value);
+}
+
 int bb_ui_apply(bb_ui *ui, const double *ops, size_t n)
 {
 	size_t i;
 
+	bb_crossing();
 	if (n % 3 != 0)
 		return -1;
 	for (i = 0; i < n; i += 3)
-		if (bb_ui_set(ui, ops[i], ops[i + 1], ops[i + 2]) < 0)
+		if (ui_set(ui, ops[i], ops[i + 1], ops[i + 2]) < 0)
 			return -1;
 	return 0;
 }
@@ -767,6 +967,8 @@ double bb_bytes_sum(const uint8_t *p, size_t n)
 {
 	uint32_t s = 0; /* 64 KiB of 255 fits */
 	size_t i;
+
+	bb_crossing();
 
 	for (i = 0; i < n; i++)
 		s += p[i];
@@ -809,6 +1011,7 @@ bb_record bb_record_host(const bb_record *in)
 {
 	bb_record out;
 
+	bb_crossing();
 	out.id = (int32_t)((uint32_t)in->id + 1u);
 	out.text = in->text;
 	return out;
@@ -849,6 +1052,7 @@ int bb_check_record(void *st, bb_str text, int (*call)(void *st, const bb_record
 
 void bb_fail_message(char *buf, size_t size, int32_t i)
 {
+	bb_crossing();
 	snprintf(buf, size, "host_fail: refused %" PRId32, i);
 }
 

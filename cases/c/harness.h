@@ -69,12 +69,22 @@ uint64_t bb_now_ns(void);
 /* bb_sink receives every timed result so that no work can be optimised away. */
 extern volatile double bb_sink;
 
-/* bb_extra_work adds a fixed amount of real work. The reference bridge calls it once per crossing when built with
- * -DBB_EXTRA_WORK: the A/B build that proves the regression gate flags a slower boundary. */
-#ifndef BB_EXTRA_WORK_STEPS
-#define BB_EXTRA_WORK_STEPS 128
-#endif
-void bb_extra_work(void);
+/* ---- The slowdown hook: the gate's A/B proof in one binary ----
+ *
+ * bb_crossing is called once per crossing: by the host-side work below (script -> host) and by the programs' host ->
+ * script calls. It counts the crossings and, when `run --slowdown SHARE` is given, adds busy work that the harness
+ * calibrated at start-up to be SHARE of the case's own cost per op on this machine (docs/protocol.md). Without the
+ * flag it costs one increment and one predictable branch, in both the A and the B process of the same binary. */
+extern uint64_t bb_crossings;
+extern uint64_t bb_slowdown_q8; /* busy-work steps per crossing, in 1/256 steps; 0 for none */
+/* bb_slowdown adds the calibrated busy work of one crossing. */
+void bb_slowdown(void);
+static inline void bb_crossing(void)
+{
+	bb_crossings++;
+	if (bb_slowdown_q8)
+		bb_slowdown();
+}
 
 /* ---- The cases' JavaScript, the same in every program ----
  *

@@ -31,7 +31,7 @@ func android(t *testing.T) *devroot.Android {
 }
 
 // tinyBudget keeps runs under qemu short: each case costs about ten times what it does natively.
-var tinyBudget = []string{"--samples", "3", "--min-time", "2ms", "--warmup", "1ms"}
+var tinyBudget = []string{"--runs", "1", "--samples", "3", "--min-time", "2ms", "--warmup", "1ms"}
 
 // TestAndroidEndToEnd runs `bench-bridge floor android` and `bench-bridge android` through the real adb server on
 // real adbd: every case, an artifact each, marked as emulated with the reason, with the device's facts.

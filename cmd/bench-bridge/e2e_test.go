@@ -26,7 +26,7 @@ func TestEndToEnd(t *testing.T) {
 	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
 	dir := t.TempDir()
 	floorOut, bridgeOut := filepath.Join(dir, "floor.json"), filepath.Join(dir, "bridge.json")
-	budget := []string{"--samples", "6", "--min-time", "5ms"}
+	budget := []string{"--runs", "2", "--samples", "6", "--min-time", "5ms"}
 	for _, args := range [][]string{
 		append([]string{"floor", localName(), "--out", floorOut}, budget...),
 		append([]string{localName(), "--out", bridgeOut}, budget...),
@@ -54,14 +54,18 @@ func TestEndToEnd(t *testing.T) {
 				t.Errorf("%s: case %s missing", a.Label(), want.Name)
 				continue
 			}
-			if len(c.SamplesNs) != 6 || c.Iterations < 1 || c.Crossing != want.Crossing {
-				t.Errorf("%s %s: %d samples, %d iterations, crossing %v", a.Label(), c.Name, len(c.SamplesNs), c.Iterations, c.Crossing)
+			if len(c.Processes) != 2 || len(c.SamplesNs) != 12 || c.Iterations < 1 || c.Crossing != want.Crossing {
+				t.Errorf("%s %s: %d processes, %d samples, %d iterations, crossing %v", a.Label(), c.Name, len(c.Processes), len(c.SamplesNs), c.Iterations, c.Crossing)
 			}
 			if !(c.CILowNs <= c.MedianNs && c.MedianNs <= c.CIHighNs) {
 				t.Errorf("%s %s: interval [%v, %v] does not contain the median %v", a.Label(), c.Name, c.CILowNs, c.CIHighNs, c.MedianNs)
 			}
-			if c.RatioToRef == nil || *c.RatioToRef != c.MedianNs/ref.MedianNs {
-				t.Errorf("%s %s: ratio_to_ref %v, want %v", a.Label(), c.Name, c.RatioToRef, c.MedianNs/ref.MedianNs)
+			// Each process's ratio is against the ref measured beside the case in that process.
+			if r := c.ProcessRatios(); c.RatioToRef == nil || len(r) != 2 || *c.RatioToRef != (r[0]+r[1])/2 {
+				t.Errorf("%s %s: ratio_to_ref %v, want the median of the process ratios %v", a.Label(), c.Name, c.RatioToRef, r)
+			}
+			if p := c.Processes[0]; c.Name != cases.RefCase && (len(p.RefSamplesNs) != 6 || p.RefMedianNs <= 0) {
+				t.Errorf("%s %s: %d ref samples beside the case, ref median %v", a.Label(), c.Name, len(p.RefSamplesNs), p.RefMedianNs)
 			}
 			if (c.CrossingsPerMs != nil) != c.Crossing {
 				t.Errorf("%s %s: crossings_per_ms %v for crossing=%v", a.Label(), c.Name, c.CrossingsPerMs, c.Crossing)

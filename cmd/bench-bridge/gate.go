@@ -80,25 +80,15 @@ func gateRun(ctx context.Context, cmd *cobra.Command, o *gateOptions, basePath, 
 	if err != nil {
 		return err
 	}
-	opts := gate.OptionsFrom(cfg.Gate)
+	opts, err := gateThresholds(cmd, cfg, o.alpha, o.minEffect)
+	if err != nil {
+		return err
+	}
 	if cmd.Flags().Changed("metric") {
 		opts.Metric = o.metric
 	}
 	if opts.Metric != gate.Time && opts.Metric != gate.Instructions {
 		return fmt.Errorf("--metric %q: want time or instructions", opts.Metric)
-	}
-	// NaN and Inf parse as floats; either would switch the gate off, so each flag is checked for range and finiteness.
-	if cmd.Flags().Changed("alpha") {
-		if err := stats.CheckAlpha(o.alpha); err != nil {
-			return fmt.Errorf("--alpha %v: %w", o.alpha, err)
-		}
-		opts.Alpha = o.alpha
-	}
-	if cmd.Flags().Changed("min-effect") {
-		if err := stats.CheckEffect(o.minEffect); err != nil {
-			return fmt.Errorf("--min-effect %v: %w", o.minEffect, err)
-		}
-		opts.MinEffect = o.minEffect
 	}
 	baselines, err := gate.Load(basePath)
 	if err != nil {
@@ -137,54 +127,94 @@ func gateRun(ctx context.Context, cmd *cobra.Command, o *gateOptions, basePath, 
 	return nil
 }
 
-// confirmResult reruns the flagged cases of res with the current artifact's program, target and settings, and
-// keeps only the regressions the rerun shows too.
+// confirmResult reruns the flagged cases of res and keeps only the regressions the rerun shows too. When the
+// baseline's program can still be built (this tree builds the very binary the baseline measured), the rerun is a
+// session of both programs, their processes alternating, judged by the paired test; otherwise the current program
+// reruns alone and is compared with the baseline as before.
 func confirmResult(ctx context.Context, o *gateOptions, cfg *config.Config, res *gate.Result, p gate.Pair, opts gate.Options) error {
 	if opts.Metric == gate.Instructions {
 		res.Notes = append(res.Notes, "--confirm: instruction counts repeat exactly, there is nothing to rerun")
 		return nil
 	}
-	cur := p.Current.Artifact
+	base, cur := p.Baseline.Artifact, p.Current.Artifact
 	dir, err := os.MkdirTemp("", "bench-bridge-confirm-")
 	if err != nil {
 		return err
 	}
-	out := filepath.Join(dir, filepath.Base(p.Current.File))
-	job, err := rerunJob(ctx, o, cfg, cur, append([]string{cases.RefCase}, res.Flagged()...), out)
+	t, err := targets.Open(ctx, cur.Target, cfg.Specs(), targets.Overrides{Log: o.stderr})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.stderr, "gate: %s: rerunning %s to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
-	rerun, err := job.Run(ctx)
+	defer t.Close()
+	names := append([]string{cases.RefCase}, res.Flagged()...)
+	curJob, err := rerunJob(o, cfg, t, cur, names, filepath.Join(dir, "b-"+filepath.Base(p.Current.File)))
 	if err != nil {
 		return err
 	}
-	gate.Confirm(res, p.Baseline.Artifact, rerun, out, opts)
+	baseJob, err := rerunJob(o, cfg, t, base, names, filepath.Join(dir, "a-"+filepath.Base(p.Baseline.File)))
+	if err != nil {
+		return err
+	}
+	if why := buildableBaseline(ctx, baseJob, base); why != "" {
+		res.Notes = append(res.Notes, "--confirm: "+why+": the current program reran alone")
+		fmt.Fprintf(o.stderr, "gate: %s: rerunning %s to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
+		rerun, err := curJob.Run(ctx)
+		if err != nil {
+			return err
+		}
+		gate.Confirm(res, base, rerun, curJob.Out, opts)
+		return nil
+	}
+	fmt.Fprintf(o.stderr, "gate: %s: rerunning %s beside the baseline's program to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
+	s := &compareSession{target: t, jobs: []*runner.Job{baseJob, curJob}, log: o.stderr}
+	arts, files, err := s.run(ctx)
+	if err != nil {
+		return err
+	}
+	paired, err := gate.ComparePaired(arts[0], arts[1], files[0], files[1], opts)
+	if err != nil {
+		return err
+	}
+	gate.ConfirmPaired(res, paired, files[1])
 	return nil
 }
 
-// rerunJob is a job that measures names with the program, target, build options and settings cur was made with.
-func rerunJob(ctx context.Context, o *gateOptions, cfg *config.Config, cur *artifact.Artifact, names []string, out string) (*runner.Job, error) {
-	t, err := targets.Open(ctx, cur.Target, cfg.Specs(), targets.Overrides{Log: o.stderr})
-	if err != nil {
-		return nil, err
+// buildableBaseline says why the baseline's program cannot run beside the current one, or "" when it can: this tree
+// must build the binary the baseline measured.
+func buildableBaseline(ctx context.Context, job *runner.Job, base *artifact.Artifact) string {
+	if base.Settings.BinarySHA256 == "" {
+		return "the baseline does not record its binary"
 	}
+	sum, err := job.BinarySHA256(ctx)
+	if err != nil {
+		return fmt.Sprintf("the baseline's program does not build (%v)", err)
+	}
+	if sum != base.Settings.BinarySHA256 {
+		return "this tree builds another binary than the baseline's"
+	}
+	return ""
+}
+
+// rerunJob is a job on t that measures names with the program, build options and settings a was made with.
+func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.Artifact, names []string, out string) (*runner.Job, error) {
 	opts := runner.DefaultOptions()
 	opts.Cases, opts.Progress = names, o.stderr
-	if s := cur.Settings; s.Samples > 0 && s.MinTimeNs > 0 {
+	if s := a.Settings; s.Samples > 0 && s.MinTimeNs > 0 {
 		opts.Samples, opts.MinTime, opts.Warmup = s.Samples, time.Duration(s.MinTimeNs), time.Duration(s.WarmupNs)
 	}
-	job := &runner.Job{Target: t, Kind: cur.Program, Codec: cur.Codec, Options: opts, Out: out, Log: o.stderr,
-		Defines: cur.Settings.Defines}
+	opts.Runs = max(a.Settings.Runs, opts.Runs)
+	opts.Slowdown, opts.SlowdownSteps = a.Settings.Slowdown, a.Settings.SlowdownSteps
+	job := &runner.Job{Target: t, Kind: a.Program, Codec: a.Codec, Options: opts, Out: out, Log: o.stderr,
+		Defines: a.Settings.Defines}
 	if cfg.QuickJS.Src != "" {
 		job.QuickJSSrc = cfg.Resolve(cfg.QuickJS.Src)
 	}
-	if _, declared := cfg.Bridges[cur.Codec]; declared && cur.Program == artifact.ProgramBridge && !slices.Contains(build.Codecs, cur.Codec) {
-		b, err := cfg.Bridge(cur.Codec) // a bridge with problems in the config stops only this
+	if _, declared := cfg.Bridges[a.Codec]; declared && a.Program == artifact.ProgramBridge && !slices.Contains(build.Codecs, a.Codec) {
+		b, err := cfg.Bridge(a.Codec) // a bridge with problems in the config stops only this
 		if err != nil {
 			return nil, err
 		}
-		job.User = &runner.UserBridge{Name: cur.Codec, Dir: cfg.Dir(), Build: b.Build, Binary: b.Binary}
+		job.User = &runner.UserBridge{Name: a.Codec, Dir: cfg.Dir(), Build: b.Build, Binary: b.Binary}
 	}
 	return job, nil
 }

@@ -43,7 +43,7 @@ func TestDoctorFindsPresentAndMissingParts(t *testing.T) {
 func TestPlainProgressWhenNotATerminal(t *testing.T) {
 	testenv.Require(t, "cc", "apt-get install gcc")
 	out := filepath.Join(t.TempDir(), "floor.json")
-	_, stderr, code := run(t, "floor", localName(), "--cases", "callback", "--samples", "3", "--min-time", "2ms", "--out", out)
+	_, stderr, code := run(t, "floor", localName(), "--cases", "callback", "--runs", "1", "--samples", "3", "--min-time", "2ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -53,7 +53,7 @@ func TestPlainProgressWhenNotATerminal(t *testing.T) {
 	if !strings.Contains(stderr, "floor-"+localName()+": callback ") || !strings.Contains(stderr, "(2/2)") {
 		t.Errorf("want a plain line per case with its count:\n%s", stderr)
 	}
-	_, stderr, _ = run(t, "floor", localName(), "--cases", "callback", "--samples", "3", "--min-time", "2ms", "--out", out, "--quiet")
+	_, stderr, _ = run(t, "floor", localName(), "--cases", "callback", "--runs", "1", "--samples", "3", "--min-time", "2ms", "--out", out, "--quiet")
 	if strings.TrimSpace(stderr) != "" {
 		t.Errorf("--quiet printed %q", stderr)
 	}

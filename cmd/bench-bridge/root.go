@@ -128,7 +128,7 @@ shows artifacts side by side: ns per crossing, ratio to a pure-JavaScript loop, 
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	addMeasureFlags(root, o, true)
-	root.AddCommand(newFloorCmd(stdout, stderr), newProfileCmd(stdout, stderr), newDoctorCmd(stdout), newTargetsCmd(stdout), newGateCmd(stdout, stderr), newShowCmd(stdout), newCasesCmd(stdout), newCheckCmd(stdout), newVersionCmd(stdout))
+	root.AddCommand(newFloorCmd(stdout, stderr), newProfileCmd(stdout, stderr), newDoctorCmd(stdout), newTargetsCmd(stdout), newGateCmd(stdout, stderr), newCompareCmd(stdout, stderr), newShowCmd(stdout), newCasesCmd(stdout), newCheckCmd(stdout), newVersionCmd(stdout))
 	return root
 }
 

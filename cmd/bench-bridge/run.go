@@ -29,6 +29,10 @@ const DefaultOutDir = "out"
 type runOptions struct {
 	cases      string
 	samples    int
+	runs       int
+	seed       uint64
+	slowdown   float64
+	steps      int
 	minTime    time.Duration
 	warmup     time.Duration
 	stall      time.Duration
@@ -48,7 +52,11 @@ func (o *runOptions) register(cmd *cobra.Command, bridge bool) {
 	d := runner.DefaultOptions()
 	f := cmd.Flags()
 	f.StringVar(&o.cases, "cases", "", "comma-separated cases to run (default all; ref_js_loop is always included)")
-	f.IntVar(&o.samples, "samples", d.Samples, "timed samples per case")
+	f.IntVar(&o.runs, "runs", d.Runs, "processes of the program, each running every case in its own order (the variance is between processes)")
+	f.IntVar(&o.samples, "samples", d.Samples, "timed samples per case in each process")
+	f.Uint64Var(&o.seed, "seed", 0, "seed of the processes' case orders (default: drawn, and recorded in the artifact)")
+	f.Float64Var(&o.slowdown, "slowdown", 0, "add busy work worth this share of each crossing, calibrated on the device (0.10: the gate's A/B proof)")
+	f.IntVar(&o.steps, "slowdown-steps", 0, "add this many busy-work steps per crossing instead: the same instructions everywhere (the instruction gate's A/B proof)")
 	f.DurationVar(&o.minTime, "min-time", d.MinTime, "least duration of one sample")
 	f.DurationVar(&o.warmup, "warmup", 0, "warm-up per case (default: --min-time)")
 	f.DurationVar(&o.stall, "stall-timeout", d.Stall, "kill the program when it prints nothing for this long")
@@ -66,7 +74,7 @@ func (o *runOptions) register(cmd *cobra.Command, bridge bool) {
 	f.StringVar(&o.target.RunPrefix, "run-prefix", "", "command put before the program on the device, e.g. \"taskset -c 1\"")
 	f.StringVar(&o.target.Workdir, "workdir", "", "directory for the programs on the device")
 	f.StringVar(&o.metric, "metric", "time", "time, or instructions: the times, then instructions per op counted under valgrind's callgrind")
-	f.StringArrayVar(&o.defines, "define", nil, "compile-time option NAME[=VALUE] of the program, repeatable (BB_EXTRA_WORK: the A/B build)")
+	f.StringArrayVar(&o.defines, "define", nil, "compile-time option NAME[=VALUE] of the program, repeatable")
 	if bridge {
 		f.StringVar(&o.codec, "codec", "json", "reference bridge codec")
 		f.StringVar(&o.bridge, "bridge", "", "measure a bridge declared in the config (bridges.NAME) instead of the reference bridge")
@@ -109,6 +117,15 @@ func (o *runOptions) job(cmd *cobra.Command, cfg *config.Config, t targets.Targe
 	if o.samples < 1 {
 		return nil, fmt.Errorf("--samples must be at least 1, got %d", o.samples)
 	}
+	if o.runs < 1 {
+		return nil, fmt.Errorf("--runs must be at least 1, got %d", o.runs)
+	}
+	if !(o.slowdown >= 0 && o.slowdown <= 10) {
+		return nil, fmt.Errorf("--slowdown %v: want a share between 0 and 10, like 0.10", o.slowdown)
+	}
+	if o.steps < 0 || (o.steps > 0 && o.slowdown > 0) {
+		return nil, fmt.Errorf("--slowdown-steps %d: want a positive count, and not with --slowdown", o.steps)
+	}
 	if o.minTime <= 0 {
 		return nil, fmt.Errorf("--min-time must be positive, got %s", o.minTime)
 	}
@@ -120,6 +137,7 @@ func (o *runOptions) job(cmd *cobra.Command, cfg *config.Config, t targets.Targe
 	}
 	opts := runner.DefaultOptions()
 	opts.Cases, opts.Samples, opts.MinTime, opts.Stall = names, o.samples, o.minTime, o.stall
+	opts.Runs, opts.Seed, opts.Slowdown, opts.SlowdownSteps = o.runs, o.seed, o.slowdown, o.steps
 	opts.Warmup = o.warmup
 	if opts.Warmup <= 0 {
 		opts.Warmup = o.minTime

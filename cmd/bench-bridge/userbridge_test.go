@@ -40,7 +40,7 @@ binary = "bin/mine"
 		t.Fatalf("want one %s-mine-subset-HASH.json, have %v", localName(), entries)
 	}
 	a := readArtifact(t, files[0])
-	if a.Codec != "mine" || a.Settings.MinTimeNs != 2e6 || a.Settings.Samples != 4 || len(a.Cases) != 2 || len(a.Case("script_to_host_scalar").SamplesNs) != 4 {
+	if a.Codec != "mine" || a.Settings.MinTimeNs != 2e6 || a.Settings.Samples != 4 || len(a.Cases) != 2 || len(a.Case("script_to_host_scalar").Processes[0].SamplesNs) != 4 {
 		t.Fatalf("artifact %+v", a)
 	}
 	_, stderr, code = run(t, localName(), "--config", cfg, "--bridge", "yours")

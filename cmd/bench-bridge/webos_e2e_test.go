@@ -22,7 +22,7 @@ func webosDevice(t *testing.T, o sshdtest.Options) (*sshdtest.Server, []string) 
 	t.Helper()
 	requireArmel(t)
 	srv := sshdtest.Start(t, o)
-	return srv, []string{"--host", srv.Host(), "--identity", srv.Identity, "--known-hosts", srv.KnownHosts, "--samples", "3", "--min-time", "2ms"}
+	return srv, []string{"--host", srv.Host(), "--identity", srv.Identity, "--known-hosts", srv.KnownHosts, "--runs", "1", "--samples", "3", "--min-time", "2ms"}
 }
 
 func requireArmel(t *testing.T) {
@@ -37,7 +37,7 @@ func webosBoard(t *testing.T) (*devroot.Board, []string) {
 	t.Helper()
 	requireArmel(t)
 	b := devroot.StartBoard(t)
-	return b, []string{"--host", b.Host(), "--identity", b.Identity, "--known-hosts", b.KnownHosts, "--samples", "3", "--min-time", "2ms"}
+	return b, []string{"--host", b.Host(), "--identity", b.Identity, "--known-hosts", b.KnownHosts, "--runs", "1", "--samples", "3", "--min-time", "2ms"}
 }
 
 // webosRuns runs `bench-bridge floor webos` and `bench-bridge webos` with flags over cases ("" for all) and checks

@@ -39,7 +39,7 @@ func TestWebOSThroughJumpHost(t *testing.T) {
 	fp := ssh.FingerprintSHA256(boardKey)
 
 	out := filepath.Join(t.TempDir(), "floor-webos.json")
-	args := []string{"floor", "webos", "--host", "board", "--out", out, "--cases", "script_to_host_scalar", "--samples", "3",
+	args := []string{"floor", "webos", "--host", "board", "--out", out, "--cases", "script_to_host_scalar", "--runs", "1", "--samples", "3",
 		"--min-time", "2ms", "--run-prefix", "qemu-arm -cpu cortex-a8", "--workdir", t.TempDir()}
 	_, stderr, code := run(t, append(args, "--accept-host-key")...)
 	if code == 0 || !strings.Contains(stderr, "bench-bridge: error:") || !strings.Contains(stderr, "--accept-host-key "+fp) {

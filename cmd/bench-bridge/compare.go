@@ -1,0 +1,308 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/gate"
+	"github.com/bench-bridge/bench-bridge/reports"
+	"github.com/bench-bridge/bench-bridge/runner"
+	"github.com/bench-bridge/bench-bridge/stats"
+	"github.com/bench-bridge/bench-bridge/targets"
+)
+
+// compareOptions are the flags of compare: the measuring flags and the gate's.
+type compareOptions struct {
+	run       runOptions
+	gate      bool
+	alpha     float64
+	minEffect float64
+	format    string
+}
+
+func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
+	o := &compareOptions{}
+	cmd := &cobra.Command{
+		Use:   "compare TARGET A B [C...]",
+		Short: "Measure two or more programs on one target in one session, their processes alternating, and test each against the first",
+		Long: `compare builds every program, then runs them as --runs rounds of one process each, alternating
+(A B, B A, A B, ...), every program of a round in the same case order: what the machine does at any moment falls
+on all of them alike. It writes one artifact per program, marked as one session, prints them side by side and,
+for every program after the first, a paired test over the process pairs of each case's ratio to ref_js_loop.
+With --gate it exits 3 when a program regressed against the first by the gate's rules (docs/gate.md).
+
+A program is floor, a codec of the reference bridge (json, fast, binary) or a bridge of the config, with
+options after a colon: json:slowdown=0.10 is the json bridge adding busy work worth 10% of each crossing,
+calibrated on the device at start-up (the same binary as json). --runs (default 10) is the number of rounds.`,
+		Example: `  bench-bridge compare linux json fast binary
+  bench-bridge compare linux json json:slowdown=0.10 --cases script_to_host_scalar --gate`,
+		Args: cobra.MinimumNArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return compareRun(cmd, o, args[0], args[1:], stdout, stderr)
+		},
+	}
+	addMeasureFlags(cmd, &o.run, false)
+	f := cmd.Flags()
+	// More rounds than a run's processes: the paired test gains a pair per round, and a compare measures few cases.
+	o.run.runs = compareRounds
+	f.Lookup("runs").DefValue = strconv.Itoa(compareRounds)
+	f.Lookup("runs").Usage = "rounds: processes of each program, alternating A B, B A, ..."
+	f.Lookup("out").Usage = "directory for the artifacts, one per program (default " + DefaultOutDir + "/compare-TARGET)"
+	f.BoolVar(&o.gate, "gate", false, "exit 3 when a program regressed against the first")
+	f.Float64Var(&o.alpha, "alpha", 0, "significance level of the paired test (default: the config's, else 0.05)")
+	f.Float64Var(&o.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
+	f.StringVar(&o.format, "format", "text", "format of the paired comparison: "+strings.Join(gate.Formats, ", "))
+	return cmd
+}
+
+// compareRounds is compare's default --runs.
+const compareRounds = 10
+
+// programSpec is one program of compare: floor, a codec of the reference bridge or a config bridge, and options.
+type programSpec struct {
+	arg      string
+	kind     string
+	codec    string
+	bridge   string
+	slowdown float64
+}
+
+// parseProgram reads NAME[:slowdown=SHARE].
+func parseProgram(arg string, cfg *config.Config) (programSpec, error) {
+	name, opts, _ := strings.Cut(arg, ":")
+	p := programSpec{arg: arg}
+	switch {
+	case name == artifact.ProgramFloor:
+		p.kind = artifact.ProgramFloor
+	case slices.Contains(build.Codecs, name):
+		p.kind, p.codec = artifact.ProgramBridge, name
+	case cfg.Bridges[name].Build != "" || cfg.Bridges[name].Binary != "":
+		p.kind, p.bridge = artifact.ProgramBridge, name
+	default:
+		known := append([]string{artifact.ProgramFloor}, build.Codecs...)
+		for b := range cfg.Bridges {
+			known = append(known, b)
+		}
+		sort.Strings(known[1+len(build.Codecs):])
+		return p, fmt.Errorf("program %q: want one of %s (a bridge from the config, or floor or a codec), with options like :slowdown=0.10",
+			arg, strings.Join(known, ", "))
+	}
+	for _, opt := range strings.Split(opts, ",") {
+		if opt == "" {
+			continue
+		}
+		key, val, _ := strings.Cut(opt, "=")
+		if key != "slowdown" {
+			return p, fmt.Errorf("program %q: unknown option %q (have slowdown=SHARE)", arg, key)
+		}
+		v, err := strconv.ParseFloat(val, 64)
+		if err != nil || !(v >= 0 && v <= 10) {
+			return p, fmt.Errorf("program %q: slowdown=%s: want a share between 0 and 10, like 0.10", arg, val)
+		}
+		p.slowdown = v
+	}
+	return p, nil
+}
+
+// fileName is the artifact's name in compare's directory: the program's letter and its usual name.
+func (p programSpec) fileName(i int, target string) string {
+	codec := p.codec
+	if p.bridge != "" {
+		codec = p.bridge
+	}
+	name := strings.TrimSuffix(defaultName(target, p.kind, codec), ".json")
+	if p.slowdown > 0 {
+		name += "-slowdown" + strconv.FormatFloat(p.slowdown, 'g', -1, 64)
+	}
+	return fmt.Sprintf("%c-%s.json", 'a'+i, name)
+}
+
+func compareRun(cmd *cobra.Command, o *compareOptions, targetName string, progArgs []string, stdout, stderr io.Writer) error {
+	if !slices.Contains(gate.Formats, o.format) {
+		return fmt.Errorf("--format %q: want one of %s", o.format, strings.Join(gate.Formats, ", "))
+	}
+	f := cmd.Flags()
+	for _, name := range []string{"slowdown", "slowdown-steps", "metric"} {
+		if f.Changed(name) {
+			return fmt.Errorf("--%s does not apply to compare: give each program its own options (json:slowdown=0.10)", name)
+		}
+	}
+	cfg, err := config.Load(o.run.configFile)
+	if err != nil {
+		return err
+	}
+	gopts, err := gateThresholds(cmd, cfg, o.alpha, o.minEffect)
+	if err != nil {
+		return err
+	}
+	specs := make([]programSpec, len(progArgs))
+	for i, a := range progArgs {
+		if specs[i], err = parseProgram(a, cfg); err != nil {
+			return err
+		}
+	}
+	disp := newDisplay(stderr, o.run.quiet, o.run.verbose)
+	o.run.target.Log = disp
+	t, err := targets.Open(cmd.Context(), targetName, cfg.Specs(), o.run.target)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	dir := o.run.out
+	if dir == "" {
+		dir = filepath.Join(DefaultOutDir, "compare-"+t.Name())
+	}
+	s := &compareSession{target: t, log: disp, disp: disp}
+	for i, spec := range specs {
+		ro := o.run
+		ro.codec, ro.bridge, ro.slowdown = spec.codec, spec.bridge, spec.slowdown
+		ro.out = filepath.Join(dir, spec.fileName(i, t.Name()))
+		job, err := ro.job(cmd, cfg, t, spec.kind, disp)
+		if err != nil {
+			return err
+		}
+		s.jobs = append(s.jobs, job)
+	}
+	arts, files, runErr := s.run(cmd.Context())
+	if len(arts) == 0 {
+		return runErr
+	}
+	if err := reports.Render(stdout, reports.Build(arts, files), "text"); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	report := &gate.Report{Notes: []string{}}
+	for i := 1; i < len(arts); i++ {
+		res, err := gate.ComparePaired(arts[0], arts[i], files[0], files[i], gopts)
+		if err != nil {
+			return errors.Join(runErr, err)
+		}
+		report.Results = append(report.Results, res)
+	}
+	if err := gate.Render(stdout, report, o.format); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if reg := report.Regressions(); o.gate && len(reg) > 0 {
+		return regressionError{fmt.Sprintf("regression: %s", strings.Join(reg, ", "))}
+	}
+	return nil
+}
+
+// compareSession runs the processes of several jobs on one target alternately and writes their artifacts.
+type compareSession struct {
+	target targets.Target
+	jobs   []*runner.Job
+	log    io.Writer
+	disp   *display // shows each program's progress; nil for the jobs' own Progress lines
+	seed   uint64
+}
+
+// run builds and pushes every program, then runs rounds of one process each: round r runs the programs forward when
+// r is even and backward when it is odd (A B, B A, ...), all in round r's case order. It returns the artifacts it
+// wrote, even when the run failed part-way.
+func (s *compareSession) run(ctx context.Context) ([]*artifact.Artifact, []string, error) {
+	pushed := map[string]string{}
+	push := func(ctx context.Context, local string) (string, error) {
+		if r, ok := pushed[local]; ok {
+			return r, nil
+		}
+		r, err := s.target.Push(ctx, local)
+		if err == nil {
+			pushed[local] = r
+		}
+		return r, err
+	}
+	var preps []*runner.Prepared
+	var labels []string
+	opts := s.jobs[0].Options
+	for i, j := range s.jobs {
+		j.Push = push
+		if s.disp != nil {
+			label := fmt.Sprintf("%c %s", 'a'+i, strings.TrimSuffix(filepath.Base(j.Out)[2:], ".json"))
+			j.Options.OnEvent = s.disp.track(label, opts.Runs*len(opts.Cases))
+			defer s.disp.finish(label)
+		}
+		p, err := j.Prepare(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		preps, labels = append(preps, p), append(labels, p.Label())
+	}
+	if s.seed == 0 {
+		s.seed = s.jobs[0].Options.Seed
+	}
+	if s.seed == 0 {
+		s.seed = runner.NewSeed()
+	}
+	session := runner.NewSession(labels, s.seed)
+	fmt.Fprintf(s.log, "comparing %s on %s: %d rounds of %d processes, %d cases, %d samples of at least %s each\n",
+		strings.Join(labels, ", "), s.target.Name(), opts.Runs, len(preps), len(opts.Cases), opts.Samples, opts.MinTime)
+	for i, p := range preps {
+		p.Begin(session, i)
+	}
+	var order []int
+	var runErr error
+rounds:
+	for r := range max(opts.Runs, 1) {
+		caseOrder := runner.CaseOrder(s.seed, r, opts.Cases)
+		for k := range preps {
+			i := k
+			if r%2 == 1 {
+				i = len(preps) - 1 - k
+			}
+			if runErr = preps[i].Process(ctx, r, caseOrder); runErr != nil {
+				break rounds
+			}
+			order = append(order, i)
+		}
+	}
+	var arts []*artifact.Artifact
+	var files []string
+	var errs []error
+	for i, p := range preps {
+		p.SetOrder(order)
+		a, err := p.Finish(ctx, runErr)
+		if a != nil {
+			arts, files = append(arts, a), append(files, s.jobs[i].Out)
+			fmt.Fprintf(s.log, "wrote %s\n", s.jobs[i].Out)
+		}
+		if err != nil && !errors.Is(err, runErr) {
+			errs = append(errs, err)
+		}
+	}
+	return arts, files, errors.Join(append([]error{runErr}, errs...)...)
+}
+
+// gateThresholds are the gate's options from the config, with --alpha and --min-effect when given, checked.
+func gateThresholds(cmd *cobra.Command, cfg *config.Config, alpha, minEffect float64) (gate.Options, error) {
+	opts := gate.OptionsFrom(cfg.Gate)
+	// NaN and Inf parse as floats; either would switch the gate off, so each flag is checked for range and finiteness.
+	if cmd.Flags().Changed("alpha") {
+		if err := stats.CheckAlpha(alpha); err != nil {
+			return opts, fmt.Errorf("--alpha %v: %w", alpha, err)
+		}
+		opts.Alpha = alpha
+	}
+	if cmd.Flags().Changed("min-effect") {
+		if err := stats.CheckEffect(minEffect); err != nil {
+			return opts, fmt.Errorf("--min-effect %v: %w", minEffect, err)
+		}
+		opts.MinEffect = minEffect
+	}
+	return opts, nil
+}

@@ -1,0 +1,119 @@
+package gate
+
+import (
+	"fmt"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/stats"
+)
+
+// ComparePaired gates cur against base when both were measured in one session (compare, gate --confirm): their
+// processes alternated, so process i of one ran next to process i of the other and the pair shares the machine's
+// state of that moment. Each case's change is the paired ratio over the process pairs of ratio_to_ref (a paired t
+// test on the log ratios), and a case regresses when the test is significant at the alpha and the change is more
+// than half the minimum effect: the midpoint between no change and the smallest change the gate must catch, so
+// that a change of the minimum effect is caught even when it measures a little low, and no change is not
+// (docs/gate.md).
+func ComparePaired(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*Result, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	if base.Session.ID == "" || base.Session.ID != cur.Session.ID {
+		return nil, fmt.Errorf("%s and %s were not measured in one session (session %q and %q): compare them with gate",
+			baseFile, curFile, base.Session.ID, cur.Session.ID)
+	}
+	r := &Result{Label: cur.Label(), Baseline: baseFile, Current: curFile, Metric: Time, Alpha: o.Alpha,
+		Threshold: o.MinEffect, Cases: []CaseResult{}, Guards: []GuardResult{}, Notes: []string{},
+		Test: fmt.Sprintf("paired over the process pairs of session %s", cur.Session.ID)}
+	for _, name := range order(base, cur) {
+		if name == cases.RefCase {
+			continue
+		}
+		r.Cases = append(r.Cases, pairedCase(base, cur, name, o))
+	}
+	r.Guards = checkGuards(cur, o.Guards)
+	return r, nil
+}
+
+// pairedCase compares one case over the processes both artifacts measured it in.
+func pairedCase(base, cur *artifact.Artifact, name string, o Options) CaseResult {
+	res, b, c, ok := measuredInBoth(base, cur, name, o)
+	if !ok {
+		return res
+	}
+	xs, ys := PairedValues(b, c)
+	res.Verdict = Same
+	if b.RatioToRef != nil && c.RatioToRef != nil {
+		res.Baseline, res.Current = *b.RatioToRef, *c.RatioToRef
+	}
+	p, err := stats.PairedRatio(xs, ys, 0.95)
+	if err != nil {
+		res.Note = err.Error()
+		return res
+	}
+	res.Change, res.P = p.Ratio-1, &p.P
+	res.Low, res.High = p.Low-1, p.High-1
+	res.Verdict = pairedVerdict(p, res.Threshold, o.Alpha)
+	return res
+}
+
+// pairedVerdict is the rule of ComparePaired: significant, and more than half the threshold on its side.
+func pairedVerdict(p stats.Paired, threshold, alpha float64) Verdict {
+	switch {
+	case !stats.Significant(p.P, alpha):
+		return Same
+	case p.Ratio-1 > threshold/2:
+		return Regressed
+	case 1-p.Ratio > threshold/2:
+		return Improved
+	}
+	return Same
+}
+
+// PairedValues returns the ratio_to_ref of the processes both cases have, matched by process index: compare
+// numbers every program's processes by round, so index i of one program ran beside index i of the other.
+func PairedValues(b, c *artifact.Case) (xs, ys []float64) {
+	byProc := map[int]float64{}
+	for _, p := range b.Processes {
+		if p.RatioToRef != nil {
+			byProc[p.Process] = *p.RatioToRef
+		}
+	}
+	for _, p := range c.Processes {
+		if x, ok := byProc[p.Process]; ok && p.RatioToRef != nil {
+			xs, ys = append(xs, x), append(ys, *p.RatioToRef)
+		}
+	}
+	return xs, ys
+}
+
+// ConfirmPaired keeps a regressed case of r regressed only when the paired rerun (ComparePaired of the baseline's
+// program and the current one, run side by side, written to rerunFile) regresses it too.
+func ConfirmPaired(r, paired *Result, rerunFile string) {
+	r.Confirmation = rerunFile
+	for i := range r.Cases {
+		c := &r.Cases[i]
+		if c.Verdict != Regressed {
+			continue
+		}
+		for _, again := range paired.Cases {
+			if again.Case == c.Case {
+				again := again
+				c.Rerun = &again
+			}
+		}
+		if c.Rerun == nil || (c.Rerun.Verdict != Regressed && c.Rerun.Verdict != Failed) {
+			c.Verdict = Unconfirmed
+		}
+	}
+	for i := range r.Guards {
+		g := &r.Guards[i]
+		for _, again := range paired.Guards {
+			if again.Case == g.Case && !g.OK {
+				v := again.Ratio
+				g.Rerun, g.OK = &v, again.OK
+			}
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package gate
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/config"
+)
+
+// sessionPair makes two artifacts of one session whose processes share a drift (the machine of that moment) and
+// whose script_to_host_scalar differs by change, each process with noise (relative) of its own.
+func sessionPair(seed uint64, change, noise float64) (*artifact.Artifact, *artifact.Artifact) {
+	r := rand.New(rand.NewPCG(seed, 3))
+	mk := func() *artifact.Artifact {
+		return &artifact.Artifact{Schema: artifact.Schema, Target: "linux", Program: artifact.ProgramBridge, Codec: "json",
+			Complete: true, Session: artifact.Session{ID: "s"}}
+	}
+	a, b := mk(), mk()
+	for _, name := range []string{cases.RefCase, "script_to_host_scalar"} {
+		ca, cb := artifact.Case{Name: name}, artifact.Case{Name: name}
+		for p := range 5 {
+			drift := 1 + 0.2*r.Float64()
+			va := 40 * drift * (1 + noise*(r.Float64()-0.5))
+			vb := 40 * drift * (1 + noise*(r.Float64()-0.5))
+			if name != cases.RefCase {
+				va, vb = va*3, vb*3*(1+change)
+			}
+			ra, rb := va/(40*drift), vb/(40*drift)
+			ca.Processes = append(ca.Processes, artifact.CaseProcess{Process: p, MedianNs: va, RatioToRef: &ra})
+			cb.Processes = append(cb.Processes, artifact.CaseProcess{Process: p, MedianNs: vb, RatioToRef: &rb})
+		}
+		ra, rb := ca.ProcessRatios()[2], cb.ProcessRatios()[2]
+		ca.RatioToRef, cb.RatioToRef = &ra, &rb
+		a.Cases, b.Cases = append(a.Cases, ca), append(b.Cases, cb)
+	}
+	return a, b
+}
+
+func TestComparePaired(t *testing.T) {
+	o := OptionsFrom(config.Gate{})
+	for seed := range uint64(20) {
+		a, b := sessionPair(seed, 0.10, 0.02)
+		res, err := ComparePaired(a, b, "a.json", "b.json", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := verdicts(res)["script_to_host_scalar"]; v != Regressed {
+			t.Errorf("seed %d: 10%% slower with 2%% noise: %s (%+v)", seed, v, res.Cases)
+		}
+		a, b = sessionPair(seed, 0, 0.02)
+		res, _ = ComparePaired(a, b, "a.json", "b.json", o)
+		if v := verdicts(res)["script_to_host_scalar"]; v == Regressed {
+			t.Errorf("seed %d: A/A flagged: %+v", seed, res.Cases)
+		}
+	}
+	// A significant change below half the minimum effect is not a regression.
+	a, b := sessionPair(1, 0.03, 0.005)
+	res, _ := ComparePaired(a, b, "a.json", "b.json", o)
+	if c := res.Cases[0]; c.Verdict != Same || *c.P > 0.05 {
+		t.Errorf("3%% slower: %+v, want significant and same", c)
+	}
+	b.Session.ID = "other"
+	if _, err := ComparePaired(a, b, "a.json", "b.json", o); err == nil || !strings.Contains(err.Error(), "not measured in one session") {
+		t.Errorf("two sessions: err %v", err)
+	}
+}
