@@ -47,7 +47,8 @@ func TestAndroidEndToEnd(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("bench-bridge %s: exit %d\nstdout:\n%s\nstderr:\n%s\nadbd:\n%s", strings.Join(args, " "), code, stdout, stderr, dev.Log())
 		}
-		if !strings.Contains(stdout, "measured under an emulator: these are not the device's numbers") {
+		if !strings.Contains(stdout, "measured under an emulator (the device's kernel is ") ||
+			!strings.Contains(stdout, "these are not the device's numbers") {
 			t.Errorf("bench-bridge %s does not say the numbers are an emulator's:\n%s", args[0], stdout)
 		}
 	}

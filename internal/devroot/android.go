@@ -82,8 +82,7 @@ func AndroidRoot(t testing.TB) string {
 
 func makeAndroidRoot(dir string) error {
 	// In a mount namespace of its own: the /proc and /sys debootstrap mounts in the root vanish with it.
-	if err := run(timeoutRoot, "unshare", "--mount", "--propagation", "private",
-		"debootstrap", "--variant=minbase", "trixie", dir, debianMirror); err != nil {
+	if err := run(timeoutRoot, "unshare", append(unshareMounts(), "debootstrap", "--variant=minbase", "trixie", dir, debianMirror)...); err != nil {
 		return err
 	}
 	if err := mknodDevices(dir); err != nil {
@@ -143,7 +142,7 @@ func makeAndroidRoot(dir string) error {
 func inRoot(dir string, timeout time.Duration, argv ...string) error {
 	script := "set -e\nmount -t proc proc " + shq(dir+"/proc") + "\nmount -t devpts -o newinstance,ptmxmode=0666 devpts " +
 		shq(dir+"/dev/pts") + "\nexec chroot " + shq(dir) + " " + shWords(argv)
-	return run(timeout, "unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child", "sh", "-c", script)
+	return run(timeout, "unshare", append(unshareMounts(), "--pid", "--fork", "--kill-child", "sh", "-c", script)...)
 }
 
 // Android is Debian's real adbd serving TCP in a network namespace of the test's own, chrooted in an overlay of the

@@ -183,3 +183,29 @@ func tail(out []byte) string {
 	}
 	return string(out)
 }
+
+// unshareMounts are unshare's options for a mount namespace whose mounts stay out of this machine's. Mounts are made
+// private from / down; where / is not a mount point (a chroot such as a fresh-machine root made by debootstrap)
+// that fails with EINVAL, and the propagation is left as it is: the mounts under such a root are then on the
+// enclosing machine's mount of its filesystem, which is private where nothing made it shared (systemd does, for /).
+func unshareMounts() []string {
+	propagation := "private"
+	if !rootIsMountPoint() {
+		propagation = "unchanged"
+	}
+	return []string{"--mount", "--propagation", propagation}
+}
+
+// rootIsMountPoint reports whether / is a mount point as this process sees it (mountinfo's fifth field).
+func rootIsMountPoint() bool {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return true
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && f[4] == "/" {
+			return true
+		}
+	}
+	return false
+}

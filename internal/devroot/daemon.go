@@ -57,9 +57,10 @@ func (d *daemon) start(t testing.TB, netns string, env []string, argv ...string)
 		"mount -t sysfs -o ro sysfs " + shq(merged+"/sys") + " || true",
 		"exec chroot " + shq(merged) + " /usr/bin/env -i " + shWords(env) + " " + shWords(argv),
 	}, "\n")
-	args := []string{"unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child", "sh", "-c", script}
+	args := append([]string{"unshare"}, unshareMounts()...)
+	args = append(args, "--pid", "--fork", "--kill-child", "sh", "-c", script)
 	if netns != "" {
-		args = append([]string{"ip", "netns", "exec", netns}, args...)
+		args = append([]string{"nsenter", "--net=/run/netns/" + netns, "--"}, args...)
 	}
 	d.cmd = exec.Command(args[0], args[1:]...)
 	d.log = filepath.Join(dir, "daemon.log")

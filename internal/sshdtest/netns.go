@@ -37,27 +37,34 @@ func NewNamespace(t testing.TB) *Namespace {
 	return n
 }
 
-// ip runs ip -n NAME ARGS (ip ARGS in the test's own namespace when ns is nil) and fails the test if it fails.
+// ip runs ip ARGS inside ns (in the test's own namespace when ns is nil) and fails the test if it fails.
 func ip(t testing.TB, ns *Namespace, args ...string) {
 	t.Helper()
+	run := runIP
 	if ns != nil {
-		args = append([]string{"-n", ns.Name}, args...)
+		run = func(args ...string) ([]byte, error) {
+			return runCommand(ns.Command(append([]string{"ip"}, args...)...))
+		}
 	}
-	if out, err := runIP(args...); err != nil {
+	if out, err := run(args...); err != nil {
 		t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
 	}
 }
 
 // runIP runs ip with a deadline, as every child process has.
-func runIP(args ...string) ([]byte, error) {
+func runIP(args ...string) ([]byte, error) { return runCommand(append([]string{"ip"}, args...)) }
+
+func runCommand(argv []string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return exec.CommandContext(ctx, "ip", args...).CombinedOutput()
+	return exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
 }
 
-// Command is the command line that runs argv inside the namespace.
+// Command is the command line that runs argv inside the namespace. It enters the network namespace only, with
+// nsenter: `ip netns exec` and `ip -n` also remount / and /sys, which fails (EINVAL) in a chroot whose / is not a
+// mount point, as in a fresh-machine root made by debootstrap.
 func (n *Namespace) Command(argv ...string) []string {
-	return append([]string{"ip", "netns", "exec", n.Name}, argv...)
+	return append([]string{"nsenter", "--net=/run/netns/" + n.Name, "--"}, argv...)
 }
 
 // Link joins a and b with a veth pair; nil stands for the test's own namespace (the host). Each end gets an address
