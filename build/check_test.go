@@ -3,6 +3,7 @@ package build
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -135,5 +136,24 @@ func TestSetupChecksWhatBuildUses(t *testing.T) {
 		if !strings.HasSuffix(strings.TrimSpace(row), "| "+strings.Join(tc.Packages, " ")) {
 			t.Errorf("scripts/setup's %s row is %q, want it to install %s", check, row, strings.Join(tc.Packages, " "))
 		}
+	}
+}
+
+// TestFailedBuildSaysWhatToInstall: a build that fails because the toolchain cannot compile at all (the C library's
+// headers missing) ends in the check's error and its apt-get line, not in a page of compiler output.
+func TestFailedBuildSaysWhatToInstall(t *testing.T) {
+	testenv.Require(t, "aarch64-linux-gnu-gcc", "apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross")
+	t.Setenv("BENCH_BRIDGE_CACHE", t.TempDir())
+	src := t.TempDir()
+	for _, f := range quickJSLibSources {
+		if err := os.WriteFile(filepath.Join(src, f), []byte("#include <stdio.h>\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tc := Toolchains["aarch64"]
+	tc.CC += " -nostdinc"
+	_, err := BuildQuickJS(context.Background(), tc, src, io.Discard)
+	if f := fixOf(t, err); f.Hint != "apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross" || !strings.Contains(f.Err.Error(), "cannot compile") {
+		t.Errorf("err = %v", err)
 	}
 }
