@@ -15,8 +15,8 @@ import (
 	"github.com/bench-bridge/bench-bridge/hint"
 )
 
-// CheckTimeout bounds one toolchain check: a tiny program compiles in well under a second, even on a busy machine.
-const CheckTimeout = time.Minute
+// checkTimeout bounds one toolchain check: a tiny program compiles in well under a second, even on a busy machine.
+const checkTimeout = time.Minute
 
 // checkProgram uses what bench programs use: stdio, libm, threads and a 64-bit atomic (libatomic on armel).
 const checkProgram = `#include <math.h>
@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
 // (statically, for every device toolchain), so that a compiler without its C library or libatomic is found before
 // a build. It fails with a *hint.Fix that names what failed, the compiler's first error and how to install the rest.
 func (tc Toolchain) Check(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	fields := strings.Fields(tc.CC)
 	if len(fields) == 0 {
@@ -66,7 +66,7 @@ func (tc Toolchain) Check(ctx context.Context) error {
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("toolchain %s: %s did not %s a test program within %v", tc.Name, tc.CC, what, CheckTimeout)
+		return fmt.Errorf("toolchain %s: %s did not %s a test program within %v", tc.Name, tc.CC, what, checkTimeout)
 	case err != nil:
 		return hint.With(fmt.Errorf("toolchain %s: %s cannot %s a C program: %s", tc.Name, tc.CC, what, firstError(out, err)),
 			tc.InstallHint())
