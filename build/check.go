@@ -66,7 +66,9 @@ func (tc Toolchain) Check(ctx context.Context) error {
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("toolchain %s: %s did not %s a test program within %v", tc.Name, tc.CC, what, checkTimeout)
+		return fmt.Errorf("toolchain %s: %s did not %s a test program before its deadline (at most %v)", tc.Name, tc.CC, what, checkTimeout)
+	case ctx.Err() != nil:
+		return fmt.Errorf("toolchain %s: checking %s: %w", tc.Name, tc.CC, ctx.Err())
 	case err != nil:
 		return hint.With(fmt.Errorf("toolchain %s: %s cannot %s a C program: %s", tc.Name, tc.CC, what, firstError(out, err)),
 			tc.InstallHint())
