@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bench-bridge/bench-bridge/internal/adbsim"
+	"github.com/bench-bridge/bench-bridge/internal/sshdtest"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
@@ -48,11 +49,11 @@ func TestDoctorNamesTheMissingCrossLibrary(t *testing.T) {
 	}
 }
 
-// TestDoctorAndroidWebOSPassHere: with a device for each (the adbd simulator through the real adb server, a real
+// TestDoctorAndroidWebOSPassHere: with a device for each (Debian's adbd in its root, through the real adb server; a real
 // sshd), doctor finds every part of both on this machine, the cross compilers included.
 func TestDoctorAndroidWebOSPassHere(t *testing.T) {
 	android(t)
-	srv, _ := webosDevice(t)
+	srv, _ := webosDevice(t, sshdtest.Options{})
 	stdout, stderr, code := run(t, "doctor", "android", "webos", "--host", srv.Host(), "--identity", srv.Identity, "--known-hosts", srv.KnownHosts)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
