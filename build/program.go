@@ -109,7 +109,7 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 	args = append(append(args, lib.Objects...), tc.LDFlags...)
 	args = append(args, "-o", prog.Path+".tmp")
 	if err := tc.compile(ctx, dir, args...); err != nil {
-		return nil, fmt.Errorf("building %s: %w", name, err)
+		return nil, tc.diagnose(ctx, fmt.Errorf("building %s: %w", name, err))
 	}
 	if err := os.Rename(prog.Path+".tmp", prog.Path); err != nil {
 		return nil, err

@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/bench-bridge/bench-bridge/hint"
 )
 
 // The pinned QuickJS release: Debian's source package, whose upstream tarball must have this sha256.
@@ -74,7 +76,8 @@ func QuickJSSource(ctx context.Context, explicit string, log io.Writer) (string,
 	}
 	fmt.Fprintf(log, "fetching QuickJS %s (Debian source package %s %s) into %s\n", QuickJSVersion, quickJSDebianSource, quickJSDebianVer, dir)
 	if err := fetchQuickJS(ctx, cache, dir); err != nil {
-		return "", fmt.Errorf("fetching QuickJS source: %w\nhint: install apt-get's Debian tools, or point --quickjs-src (or %s) at a QuickJS %s source tree", err, EnvQuickJSSrc, QuickJSVersion)
+		return "", hint.With(fmt.Errorf("fetching QuickJS source: %w", err),
+			fmt.Sprintf("install apt-get's Debian tools, or point --quickjs-src (or %s) at a QuickJS %s source tree", EnvQuickJSSrc, QuickJSVersion))
 	}
 	return dir, nil
 }

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/bench-bridge/bench-bridge/hint"
 )
 
 // Toolchain is a C compiler and the flags a target needs.
@@ -21,7 +23,27 @@ type Toolchain struct {
 	CC      string   // compiler command
 	CFlags  []string // for every compile and link
 	LDFlags []string // for the final link only
-	Hint    string   // how to install the compiler when it is missing
+	// Packages are the Debian packages that give the compiler and the C library it links with; apt-get installs
+	// them. A cross compiler without its -cross C library cannot compile even <stdio.h>.
+	Packages []string
+	// NativeOn is the GOARCH on which this toolchain is the system's own gcc (then gcc and libc6-dev give it).
+	NativeOn string
+	Hint     string // how to get the compiler where it is not a Debian package (macOS, the NDK, a $CC)
+}
+
+// nativePackages give the system's own gcc and its C library.
+var nativePackages = []string{"gcc", "libc6-dev"}
+
+// InstallHint is what installs the toolchain: apt-get with its packages, else Hint.
+func (tc Toolchain) InstallHint() string {
+	pkgs := tc.Packages
+	if tc.NativeOn == runtime.GOARCH {
+		pkgs = nativePackages
+	}
+	if len(pkgs) == 0 {
+		return tc.Hint
+	}
+	return "apt-get install " + strings.Join(pkgs, " ")
 }
 
 // commonCFlags are the flags design.md names for QuickJS; bench programs use them too. -fno-omit-frame-pointer keeps
@@ -31,14 +53,15 @@ var commonCFlags = []string{"-O2", "-fwrapv", "-D_GNU_SOURCE", "-fno-omit-frame-
 // Host returns the local machine's toolchain: $CC if set, else clang on macOS and gcc elsewhere.
 func Host() Toolchain {
 	tc := Toolchain{Name: "host", CC: "gcc", CFlags: commonCFlags, LDFlags: []string{"-lm", "-lpthread", "-ldl"},
-		Hint: "install a C compiler (Debian: apt-get install gcc) or set CC"}
+		Packages: nativePackages}
 	if runtime.GOOS == "darwin" {
-		tc.CC = "clang"
+		tc.CC, tc.Packages = "clang", nil
 		tc.LDFlags = []string{"-lm", "-lpthread"}
 		tc.Hint = "install the Xcode command line tools (xcode-select --install) or set CC"
 	}
 	if cc := os.Getenv("CC"); cc != "" {
-		tc.CC = cc
+		tc.CC, tc.Packages = cc, nil
+		tc.Hint = "CC is " + cc + ": install it, or unset CC to use the system's compiler (Debian: apt-get install gcc libc6-dev)"
 	}
 	return tc
 }
@@ -51,17 +74,20 @@ var staticLD = []string{"-static", "-lm", "-lpthread"}
 var Toolchains = map[string]Toolchain{
 	// HP TouchPad and other ARMv7 softfp devices (webOS): armel compiler, VFPv3-D16, softfp calling convention.
 	"webos": {Name: "webos", CC: "arm-linux-gnueabi-gcc",
-		CFlags:  append(slices.Clone(commonCFlags), "-march=armv7-a", "-mfpu=vfpv3-d16", "-mfloat-abi=softfp"),
-		LDFlags: append(slices.Clone(staticLD), "-latomic"),
-		Hint:    "apt-get install gcc-arm-linux-gnueabi"},
-	"armv7": {Name: "armv7", CC: "arm-linux-gnueabihf-gcc", CFlags: append(slices.Clone(commonCFlags), "-march=armv7-a"),
-		LDFlags: append(slices.Clone(staticLD), "-latomic"), Hint: "apt-get install gcc-arm-linux-gnueabihf"},
+		CFlags:   append(slices.Clone(commonCFlags), "-march=armv7-a", "-mfpu=vfpv3-d16", "-mfloat-abi=softfp"),
+		LDFlags:  append(slices.Clone(staticLD), "-latomic"),
+		Packages: []string{"gcc-arm-linux-gnueabi", "libc6-dev-armel-cross"}},
+	// Android armeabi-v7a: ARMv7 with VFPv3-D16, which the ABI guarantees (gnueabihf's hard float needs an FPU named).
+	"armv7": {Name: "armv7", CC: "arm-linux-gnueabihf-gcc",
+		CFlags:   append(slices.Clone(commonCFlags), "-march=armv7-a", "-mfpu=vfpv3-d16"),
+		LDFlags:  append(slices.Clone(staticLD), "-latomic"),
+		Packages: []string{"gcc-arm-linux-gnueabihf", "libc6-dev-armhf-cross"}},
 	"aarch64": {Name: "aarch64", CC: "aarch64-linux-gnu-gcc", CFlags: commonCFlags, LDFlags: staticLD,
-		Hint: "apt-get install gcc-aarch64-linux-gnu"},
+		Packages: []string{"gcc-aarch64-linux-gnu", "libc6-dev-arm64-cross"}, NativeOn: "arm64"},
 	"x86_64": {Name: "x86_64", CC: "x86_64-linux-gnu-gcc", CFlags: commonCFlags, LDFlags: staticLD,
-		Hint: "apt-get install gcc-x86-64-linux-gnu (or gcc on an x86_64 machine)"},
+		Packages: []string{"gcc-x86-64-linux-gnu", "libc6-dev-amd64-cross"}, NativeOn: "amd64"},
 	"x86": {Name: "x86", CC: "i686-linux-gnu-gcc", CFlags: commonCFlags, LDFlags: staticLD,
-		Hint: "apt-get install gcc-i686-linux-gnu"},
+		Packages: []string{"gcc-i686-linux-gnu", "libc6-dev-i386-cross"}, NativeOn: "386"},
 }
 
 // ToolchainNamed returns "host" or one of Toolchains.
@@ -88,7 +114,7 @@ func (tc Toolchain) check(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("toolchain %s: no compiler set", tc.Name)
 	}
 	if _, err := exec.LookPath(fields[0]); err != nil {
-		return "", fmt.Errorf("toolchain %s: C compiler %q not found: %s", tc.Name, fields[0], tc.Hint)
+		return "", hint.With(fmt.Errorf("toolchain %s: C compiler %q not found", tc.Name, fields[0]), tc.InstallHint())
 	}
 	out, err := exec.CommandContext(ctx, fields[0], append(fields[1:], "--version")...).Output()
 	if err != nil {
@@ -164,7 +190,7 @@ func BuildQuickJS(ctx context.Context, tc Toolchain, src string, log io.Writer) 
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("building QuickJS (%s): %w", src, err)
+			return nil, tc.diagnose(ctx, fmt.Errorf("building QuickJS (%s): %w", src, err))
 		}
 	}
 	if err := os.WriteFile(stamp, []byte(version+"\n"), 0o644); err != nil {

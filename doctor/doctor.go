@@ -4,15 +4,18 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/hint"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -89,30 +92,56 @@ func checkTarget(ctx context.Context, cfg *config.Config, name string, o Options
 	defer cancel()
 	t, err := targets.Open(tctx, name, specs, o.Overrides)
 	if err != nil {
-		return append(out, Finding{Target: name, Part: "device", Required: true, Detail: firstLine(err), Fix: hint(err)})
+		out = append(out, failure(name, "device", err))
+		// The compiler does not need the device, unless the device's ABI chooses it.
+		if tc, ok := toolchainWithoutDevice(spec); ok {
+			out = append(out, compiler(ctx, name, tc))
+		}
+		return out
 	}
 	defer t.Close()
 	p := t.Platform()
 	tc, err := build.ForPlatform(p.Toolchain, p.ABI)
 	if err != nil {
-		return append(out, Finding{Target: name, Part: "compiler", Required: true, Detail: firstLine(err), Fix: hint(err)})
+		return append(out, failure(name, "compiler", err))
 	}
-	out = append(out, compiler(name, tc))
+	out = append(out, compiler(ctx, name, tc))
 	if err := t.Run(tctx, "true", nil, io.Discard, io.Discard); err != nil {
-		return append(out, Finding{Target: name, Part: "device", Required: true, Detail: firstLine(err), Fix: hint(err)})
+		return append(out, failure(name, "device", err))
 	}
 	out = append(out, Finding{Target: name, Part: "device", OK: true, Required: true, Detail: "reachable, runs programs"})
+	return append(out, commandsOn(tctx, t, spec, o)...)
+}
+
+// commandsOn checks the commands a run and a profile use where the target runs programs: the run prefix's and the
+// profilers.
+func commandsOn(ctx context.Context, t targets.Target, spec targets.Spec, o Options) []Finding {
+	name, where := t.Name(), "on the device"
+	if spec.Kind == "local" {
+		where = "on this machine"
+	}
+	var out []Finding
+	// The prefix the runner uses: the command line's, else the config's, in the runner's words.
 	prefix := o.Overrides.RunPrefix
 	if prefix == "" {
 		prefix = spec.RunPrefix
 	}
-	if p, _ := targets.PrefixWords(prefix); len(p) > 0 {
-		out = append(out, onDevice(tctx, t, name, p[0], "run prefix "+p[0], true, "install "+p[0]+" on the device (for qemu: apt-get install qemu-user)"))
+	words, err := targets.PrefixWords(prefix)
+	if err != nil {
+		out = append(out, Finding{Target: name, Part: "run prefix", Required: true, Detail: err.Error(),
+			Fix: "write the prefix as plain words, e.g. --run-prefix \"taskset -c 1\""})
+	}
+	if len(words) > 0 {
+		f := Finding{Target: name, Part: "run prefix " + words[0], Required: true, Detail: where}
+		if f.OK = lookPath(ctx, t, spec.Kind, words[0]); !f.OK {
+			f.Detail, f.Fix = words[0]+" not found "+where, "install "+words[0]+" "+where+" (for qemu: apt-get install qemu-user)"
+		}
+		out = append(out, f)
 	}
 	found := false
 	for _, prof := range []string{"perf", "simpleperf", "strace", "valgrind"} {
-		if err := t.Run(tctx, "sh", []string{"-c", "command -v " + prof}, io.Discard, io.Discard); err == nil {
-			out = append(out, Finding{Target: name, Part: "profiler " + prof, OK: true, Detail: "on the device"})
+		if lookPath(ctx, t, spec.Kind, prof) {
+			out = append(out, Finding{Target: name, Part: "profiler " + prof, OK: true, Detail: where})
 			found = true
 		}
 	}
@@ -123,15 +152,59 @@ func checkTarget(ctx context.Context, cfg *config.Config, name string, o Options
 	return out
 }
 
-// compiler checks the toolchain's compiler on this machine.
-func compiler(target string, tc build.Toolchain) Finding {
-	cc := strings.Fields(tc.CC + " ")[0]
-	f := Finding{Target: target, Part: "compiler (" + tc.Name + ")", Required: true}
-	if path, err := exec.LookPath(cc); err == nil {
-		f.OK, f.Detail = true, path
-		return f
+// toolchainWithoutDevice is the toolchain a target builds with when the device cannot say: the configured one (for
+// novacom, webos by default), the host's for a local target, and for Android the one for arm64-v8a, the ABI of
+// nearly every phone (a device of another ABI is checked once it is reachable).
+func toolchainWithoutDevice(spec targets.Spec) (build.Toolchain, bool) {
+	var tc build.Toolchain
+	var err error
+	switch {
+	case spec.Toolchain != "":
+		tc, err = build.ForPlatform(spec.Toolchain, "")
+	case spec.Kind == "local":
+		tc = build.Host()
+	case spec.Kind == "novacom":
+		tc, err = build.ForPlatform("webos", "")
+	case spec.Kind == "adb":
+		tc, err = build.ForPlatform("", "arm64-v8a")
+	default:
+		return tc, false
 	}
-	f.Detail, f.Fix = cc+" not found", tc.Hint
+	return tc, err == nil
+}
+
+// lookPath reports whether cmd is a command where the target runs programs. On this machine that is exec.LookPath,
+// the lookup exec does when the runner starts a program; no shell sees the word. On a device the device's shell
+// looks it up, with the word as a quoted argument, never as shell text.
+func lookPath(ctx context.Context, t targets.Target, kind, cmd string) bool {
+	if kind == "local" {
+		_, err := exec.LookPath(cmd)
+		return err == nil
+	}
+	return t.Run(ctx, "sh", []string{"-c", `command -v -- "$1" >/dev/null`, "sh", cmd}, io.Discard, io.Discard) == nil
+}
+
+// compiler checks that the toolchain compiles and links a C program here, as bench programs are built.
+func compiler(ctx context.Context, target string, tc build.Toolchain) Finding {
+	part := "compiler (" + tc.Name + ")"
+	if err := tc.Check(ctx); err != nil {
+		return failure(target, part, err)
+	}
+	cc, how := strings.Fields(tc.CC)[0], "compiles and links a C program"
+	if slices.Contains(tc.LDFlags, "-static") {
+		how = "compiles and statically links a C program"
+	}
+	return Finding{Target: target, Part: part, OK: true, Required: true, Detail: cc + " " + how}
+}
+
+// failure is a required part that failed with err: its first line, and its hint (a *hint.Fix) as the fix.
+func failure(target, part string, err error) Finding {
+	f := Finding{Target: target, Part: part, Required: true, Detail: err.Error(), Fix: hint.Of(err)}
+	var fix *hint.Fix
+	if errors.As(err, &fix) {
+		f.Detail = fix.Err.Error() // without the hint's own line
+	}
+	f.Detail = strings.SplitN(f.Detail, "\n", 2)[0]
 	return f
 }
 
@@ -143,17 +216,6 @@ func command(target, cmd, what string, required bool, fix string) Finding {
 		return f
 	}
 	f.Detail, f.Fix = cmd+" not found", fix
-	return f
-}
-
-// onDevice checks a command on the device.
-func onDevice(ctx context.Context, t targets.Target, target, cmd, what string, required bool, fix string) Finding {
-	f := Finding{Target: target, Part: what, Required: required}
-	if err := t.Run(ctx, "sh", []string{"-c", "command -v " + cmd}, io.Discard, io.Discard); err == nil {
-		f.OK, f.Detail = true, "on the device"
-		return f
-	}
-	f.Detail, f.Fix = cmd+" not found on the device", fix
 	return f
 }
 
@@ -182,22 +244,4 @@ func Write(w io.Writer, fs []Finding) {
 			fmt.Fprintf(w, "         fix: %s\n", f.Fix)
 		}
 	}
-}
-
-func firstLine(err error) string {
-	return strings.SplitN(err.Error(), "\n", 2)[0]
-}
-
-// hint is what an error says to do: its "hint:" line, or its second line.
-func hint(err error) string {
-	lines := strings.Split(err.Error(), "\n")
-	for _, l := range lines[1:] {
-		if h, ok := strings.CutPrefix(strings.TrimSpace(l), "hint:"); ok {
-			return strings.TrimSpace(h)
-		}
-	}
-	if len(lines) > 1 {
-		return strings.TrimSpace(lines[1])
-	}
-	return ""
 }

@@ -26,8 +26,8 @@ func TestDoctorFindsPresentAndMissingParts(t *testing.T) {
 		t.Fatalf("doctor with parts missing: exit %d, stderr %s", code, stderr)
 	}
 	for _, want := range []string{
-		"MISSING  linux    compiler (host)            no-such-cc-for-bench-bridge not found",
-		"fix: install a C compiler (Debian: apt-get install gcc) or set CC",
+		`MISSING  linux    compiler (host)            toolchain host: C compiler "no-such-cc-for-bench-bridge" not found`,
+		"fix: CC is no-such-cc-for-bench-bridge: install it, or unset CC to use the system's compiler (Debian: apt-get install gcc libc6-dev)",
 		"MISSING  -        QuickJS source",
 		"fix: point --quickjs-src",
 		"MISSING  nowhere  definition                 unknown target",
