@@ -42,7 +42,7 @@ func Differences(a, b *Artifact) []Difference {
 	add(DiffDevice, "kernels", da.Kernel, db.Kernel)
 	add(DiffDevice, "systems", da.OS, db.OS)
 	add(DiffDevice, "emulation", da.emulation(), db.emulation())
-	add(DiffEngine, "engines", da.QuickJS, db.QuickJS)
+	add(DiffEngine, "engines", a.engine(), b.engine())
 	add(DiffBuild, "programs", a.programName(), b.programName())
 	add(DiffBuild, "compilers", da.Compiler, db.Compiler)
 	if onlyA, onlyB := wordDiff(da.CFlags, db.CFlags); onlyA != "" || onlyB != "" {
@@ -51,6 +51,18 @@ func Differences(a, b *Artifact) []Difference {
 	add(DiffBuild, "defines", strings.Join(a.Settings.Defines, " "), strings.Join(b.Settings.Defines, " "))
 	add(DiffSession, "sessions", a.sessionName(), b.sessionName())
 	return out
+}
+
+// engine names the engine a's program ran on: what the program says of itself in its `meta engine` line (a bridge
+// of the user's, another engine), else the QuickJS bench-bridge built it with.
+func (a *Artifact) engine() string {
+	if e := a.Meta["engine"]; e != "" {
+		return e
+	}
+	if a.Device.QuickJS != "" {
+		return "QuickJS " + a.Device.QuickJS
+	}
+	return ""
 }
 
 // sessionName names a's session: its ID, or for an artifact without one (schema 1, one run) the run's start.
