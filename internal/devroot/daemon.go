@@ -135,7 +135,9 @@ func (d *daemon) processes() []int {
 		if err != nil {
 			continue
 		}
-		if r, err := os.Readlink(filepath.Join("/proc", e.Name(), "root")); err == nil && r == merged {
+		// The link names the root from the top of its filesystem when this process is itself chrooted (a
+		// fresh-machine root): the daemon's mounts are not reachable from here, so the path ends with merged.
+		if r, err := os.Readlink(filepath.Join("/proc", e.Name(), "root")); err == nil && (r == merged || strings.HasSuffix(r, merged)) {
 			pids = append(pids, pid)
 		}
 	}
