@@ -31,8 +31,8 @@ type Program struct {
 var Codecs = []string{"json", "fast", "binary"}
 
 // BuildProgram links the floor or the reference bridge with lib, or returns the cached binary built from the same
-// sources, library and flags. defines are extra compile-time options, NAME or NAME=VALUE (BB_EXTRA_WORK builds the
-// A/B variant of the bridge); they are part of the cache key and of the recorded flags.
+// sources, library and flags. defines are extra compile-time options, NAME or NAME=VALUE (--define; the gate's A/B
+// proof switches its slowdown at run time instead); they are part of the cache key and of the recorded flags.
 func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec string, log io.Writer, defines ...string) (*Program, error) {
 	var sources []string
 	switch kind {
