@@ -103,7 +103,14 @@ func ConfirmPaired(r, paired *Result, rerunFile string) {
 				c.Rerun = &again
 			}
 		}
-		if c.Rerun == nil || (c.Rerun.Verdict != Regressed && c.Rerun.Verdict != Failed) {
+		// The rerun confirms by the gate's own rule, a significant change over the minimum effect, not by compare's
+		// half of it: compare's rule finds a 10% change in one session, but it also flags one A/A rerun in five or so
+		// on this kind of machine, and a gate that fails on a rerun's noise cries wolf.
+		switch {
+		case c.Rerun == nil:
+			c.Verdict = Unconfirmed
+		case c.Rerun.Verdict == Failed:
+		case c.Rerun.Verdict != Regressed || c.Rerun.Change <= c.Rerun.Threshold:
 			c.Verdict = Unconfirmed
 		}
 	}

@@ -67,3 +67,19 @@ func TestComparePaired(t *testing.T) {
 		t.Errorf("two sessions: err %v", err)
 	}
 }
+
+// A confirming rerun keeps a regression only when it shows one by the gate's own rule (over the minimum effect), not
+// by compare's half of it.
+func TestConfirmPairedNeedsTheMinimumEffect(t *testing.T) {
+	for _, tt := range []struct {
+		change float64
+		want   Verdict
+	}{{0.07, Unconfirmed}, {0.25, Regressed}} {
+		r := &Result{Cases: []CaseResult{{Case: "callback", Verdict: Regressed, Change: 0.3, Threshold: 0.10}}}
+		paired := &Result{Cases: []CaseResult{{Case: "callback", Verdict: Regressed, Change: tt.change, Threshold: 0.10}}}
+		ConfirmPaired(r, paired, "rerun.json")
+		if got := r.Cases[0].Verdict; got != tt.want {
+			t.Errorf("rerun change %+.2f: verdict %v, want %v", tt.change, got, tt.want)
+		}
+	}
+}

@@ -202,7 +202,7 @@ func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.
 	if s := a.Settings; s.Samples > 0 && s.MinTimeNs > 0 {
 		opts.Samples, opts.MinTime, opts.Warmup = s.Samples, time.Duration(s.MinTimeNs), time.Duration(s.WarmupNs)
 	}
-	opts.Runs = max(a.Settings.Runs, opts.Runs)
+	opts.Runs = max(a.Settings.Runs, opts.Runs, compareRounds) // as many pairs as a compare: the paired test needs them
 	opts.Slowdown, opts.SlowdownSteps = a.Settings.Slowdown, a.Settings.SlowdownSteps
 	job := &runner.Job{Target: t, Kind: a.Program, Codec: a.Codec, Options: opts, Out: out, Log: o.stderr,
 		Defines: a.Settings.Defines}
