@@ -5,14 +5,20 @@ package artifact
 import (
 	"strconv"
 	"time"
+
+	"github.com/bench-bridge/bench-bridge/stats"
 )
 
 // Schema is the version of the artifact format this package reads and writes. Bump it on any change that an older
 // reader would misread; docs/artifact.md describes every version.
-const Schema = 2
+const Schema = 3
 
-// SchemaV1 is the previous version, which Parse still reads: one process per run, converted on load (see fromV1).
-const SchemaV1 = 1
+// SchemaV1 and SchemaV2 are the previous versions, which Parse still reads and converts on load: schema 1 had one
+// process per run (fromV1); schema 2 took a case's ratio_to_ref as the median of its processes' ratios (fromV2).
+const (
+	SchemaV1 = 1
+	SchemaV2 = 2
+)
 
 // Artifact is one run of one program on one target.
 type Artifact struct {
@@ -162,8 +168,9 @@ type Process struct {
 
 // Case is the result of one measured case. Times are per op, in nanoseconds, timer overhead removed.
 //
-// In schema 2 the statistics come from the process level: MedianNs is the median of the processes' medians and the
-// interval is over processes (what another run will measure), RatioToRef the median of the processes' ratios.
+// Since schema 2 the statistics come from the process level: MedianNs is the median of the processes' medians and
+// the interval is over processes (what another run will measure). Since schema 3 RatioToRef is the least of the
+// processes' medians over the least of their ref medians (BestRatio).
 type Case struct {
 	Name     string `json:"name"`
 	Crossing bool   `json:"crossing"`
@@ -176,10 +183,12 @@ type Case struct {
 	CIHighNs  float64   `json:"ci_high_ns"`
 	// CILevel is the confidence the interval really has; 0 when no interval could be computed.
 	CILevel float64 `json:"ci_level"`
-	// RatioToRef is the median over processes of the case's median over the ref_js_loop samples measured beside it
-	// (schema 1: MedianNs over ref_js_loop's MedianNs); nil when ref_js_loop was not measured.
+	// RatioToRef is the case's least process median over the least median of the ref_js_loop samples measured
+	// beside it in any process (BestRatio; schema 1: MedianNs over ref_js_loop's MedianNs); nil when ref_js_loop was
+	// not measured.
 	RatioToRef *float64 `json:"ratio_to_ref"`
-	// RatioCILow and RatioCIHigh bound RatioToRef's interval over processes, at CILevel; absent when not computed.
+	// RatioCILow and RatioCIHigh bound RatioToRef's bootstrap interval over processes, at CILevel; absent when not
+	// computed.
 	RatioCILow  *float64 `json:"ratio_ci_low,omitempty"`
 	RatioCIHigh *float64 `json:"ratio_ci_high,omitempty"`
 	// Processes are the case's results in each process that measured it, in the order the processes ran.
@@ -222,6 +231,19 @@ func (c *Case) ProcessMedians() []float64 {
 		out = append(out, p.MedianNs)
 	}
 	return out
+}
+
+// BestRatio is the case's ratio to ref_js_loop by the rule of schema 3: the least of its processes' medians over the
+// least of the ref medians measured beside them, with its interval at level (stats.BestOverBest, which says why).
+// Processes without a ref are left out; with none, the ratio is NaN.
+func (c *Case) BestRatio(level float64) stats.BestRatio {
+	num, den := make([]float64, 0, len(c.Processes)), make([]float64, 0, len(c.Processes))
+	for _, p := range c.Processes {
+		if p.RefMedianNs > 0 {
+			num, den = append(num, p.MedianNs), append(den, p.RefMedianNs)
+		}
+	}
+	return stats.BestOverBest(num, den, level)
 }
 
 // ProcessRatios returns every process's ratio to ref_js_loop, leaving out processes without one.

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/bench-bridge/bench-bridge/stats"
 )
 
 // Read loads and validates the artifact at path. Every error names the file and, where it can, the line, column or
@@ -41,15 +43,20 @@ func Parse(data []byte) (*Artifact, error) {
 	switch {
 	case head.Schema == nil:
 		return nil, errors.New("no \"schema\" key: not a bench-bridge artifact")
-	case *head.Schema != Schema && *head.Schema != SchemaV1:
-		return nil, fmt.Errorf("schema %d is not supported (this bench-bridge reads schemas %d and %d)", *head.Schema, SchemaV1, Schema)
+	case *head.Schema != Schema && *head.Schema != SchemaV1 && *head.Schema != SchemaV2:
+		return nil, fmt.Errorf("schema %d is not supported (this bench-bridge reads schemas %d to %d)", *head.Schema, SchemaV1, Schema)
 	}
 	var a Artifact
 	if err := json.Unmarshal(data, &a); err != nil {
 		return nil, describe(data, err)
 	}
-	if a.Schema == SchemaV1 {
+	switch a.Schema {
+	case SchemaV1:
 		fromV1(&a)
+	case SchemaV2:
+		if err := fromV2(&a); err != nil {
+			return nil, err
+		}
 	}
 	if err := a.Validate(); err != nil {
 		return nil, err
@@ -83,6 +90,31 @@ func fromV1(a *Artifact) {
 		}
 		c.Processes = []CaseProcess{p}
 	}
+}
+
+// fromV2 converts a schema 2 artifact: its cases' ratio_to_ref was the median of the processes' ratios, checked here
+// against them as that schema promised, and is recomputed by schema 3's rule (Case.BestRatio) from the same
+// processes, so that old and new artifacts compare by one rule.
+func fromV2(a *Artifact) error {
+	a.Schema = Schema
+	for i := range a.Cases {
+		c := &a.Cases[i]
+		if c.RatioToRef == nil {
+			continue
+		}
+		if ratios := c.ProcessRatios(); len(ratios) > 0 && !near(*c.RatioToRef, stats.Median(ratios)) {
+			return fmt.Errorf("cases[%d] (%s): field \"ratio_to_ref\" is %v, but the median of processes[].ratio_to_ref is %v (schema 2)",
+				i, c.Name, *c.RatioToRef, stats.Median(ratios))
+		}
+		if r := c.BestRatio(c.CILevel); !math.IsNaN(r.Ratio) {
+			c.RatioToRef = &r.Ratio
+			c.RatioCILow, c.RatioCIHigh = nil, nil
+			if r.Confidence > 0 {
+				c.RatioCILow, c.RatioCIHigh = &r.Low, &r.High
+			}
+		}
+	}
+	return nil
 }
 
 // refCase is the reference case (cases.RefCase; this package imports nothing of the tool's).

@@ -80,7 +80,7 @@ func TestReadErrorsNameTheFileAndPlace(t *testing.T) {
 	}
 }
 
-// A schema 1 artifact (one process, ref_js_loop measured once) reads as schema 2 with that one process.
+// A schema 1 artifact (one process, ref_js_loop measured once) reads as the current schema with that one process.
 func TestReadsSchema1(t *testing.T) {
 	v1 := `{"schema": 1, "tool": "bench-bridge", "target": "linux", "program": "floor", "complete": true,
 	  "device": {}, "settings": {"samples": 3, "min_time_ns": 1, "warmup_ns": 1}, "timer_overhead_ns": 20,

@@ -1,11 +1,15 @@
 package artifact
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bench-bridge/bench-bridge/stats"
 )
 
 // two is a valid artifact of ref_js_loop and one crossing case whose ratio is 4, measured in one process.
@@ -33,7 +37,7 @@ func TestValidateNumbers(t *testing.T) {
 		{"negative instructions", func(a *Artifact) { *a.Cases[1].InstructionsPerOp = -5 },
 			`cases[1] (callback): field "instructions_per_op" is -5`},
 		{"ratio that disagrees with the medians", func(a *Artifact) { *a.Cases[1].RatioToRef = 0.4 },
-			`cases[1] (callback): field "ratio_to_ref" is 0.4, but the median of processes[].ratio_to_ref is 4`},
+			`cases[1] (callback): field "ratio_to_ref" is 0.4, but the least processes[].median_ns over the least processes[].ref_median_ns is 4`},
 		{"process ratio that disagrees with its medians", func(a *Artifact) { *a.Cases[1].Processes[0].RatioToRef = 3 },
 			`cases[1] (callback): processes[0]: field "ratio_to_ref" is 3, but median_ns over ref_median_ns is 4`},
 		{"process ratio without a ref median", func(a *Artifact) { a.Cases[1].Processes[0].RefMedianNs, a.Cases[1].Processes[0].RefSamplesNs = 0, nil },
@@ -133,7 +137,7 @@ func TestReadRefusesBadSchema1Numbers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct{ old, new, want string }{
-		{`"ratio_to_ref": 3`, `"ratio_to_ref": 0.5`, `cases[1] (callback): field "ratio_to_ref" is 0.5, but the median of processes[].ratio_to_ref is 3`},
+		{`"ratio_to_ref": 3`, `"ratio_to_ref": 0.5`, `cases[1] (callback): field "ratio_to_ref" is 0.5, but the least processes[].median_ns over the least processes[].ref_median_ns is 3`},
 		{`"instructions_per_op": 450`, `"instructions_per_op": 0`, `cases[0] (ref_js_loop): field "instructions_per_op" is 0`},
 		{`"median_ns": 33`, `"median_ns": 35`, `cases[1] (callback): processes[0]: field "median_ns" is 35, but the median of its samples_ns is 33`},
 	} {
@@ -141,5 +145,44 @@ func TestReadRefusesBadSchema1Numbers(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err %v, want %q", tt.new, err, tt.want)
 		}
+	}
+}
+
+// A schema 2 artifact's ratio was the median of its processes' ratios: checked by that rule, then recomputed by
+// schema 3's, so that old and new artifacts compare by one rule.
+func TestReadConvertsSchema2Ratios(t *testing.T) {
+	a := two()
+	c := &a.Cases[1]
+	// A second process that ran while the machine was slower: the case 1.8x, its ref 1.4x.
+	slow := CaseProcess{Process: 1, Iterations: 100, SamplesNs: []float64{79.2}, MedianNs: 79.2,
+		RefSamplesNs: []float64{15.4}, RefMedianNs: 15.4}
+	pr := 79.2 / 15.4
+	slow.RatioToRef = &pr
+	c.Processes = append(c.Processes, slow)
+	a.Processes = append(a.Processes, a.Processes[0])
+	a.Processes[1].Seq = 1
+	c.SamplesNs = append(c.SamplesNs, 79.2)
+	c.MedianNs = stats.Median(c.ProcessMedians())
+	c.CILowNs, c.CIHighNs = c.MedianNs, c.MedianNs
+	median := stats.Median(c.ProcessRatios())
+	c.RatioToRef = &median
+	a.Schema = SchemaV2
+	data, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := got.Case("callback"); g.RatioToRef == nil || *g.RatioToRef != 4 || got.Schema != Schema {
+		t.Errorf("converted: schema %d, ratio %v; want %d and 44/11", got.Schema, g.RatioToRef, Schema)
+	}
+	if !strings.Contains(string(data), fmt.Sprintf(`"ratio_to_ref":%v,`, median)) {
+		t.Fatalf("test data: no stored median ratio %v in %s", median, data)
+	}
+	bad := strings.Replace(string(data), fmt.Sprintf(`"ratio_to_ref":%v,`, median), `"ratio_to_ref":4,`, 1)
+	if _, err := Parse([]byte(bad)); err == nil || !strings.Contains(err.Error(), `field "ratio_to_ref" is 4, but the median of processes[].ratio_to_ref is`) {
+		t.Errorf("schema 2 with a ratio that is not the median: %v", err)
 	}
 }

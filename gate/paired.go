@@ -10,11 +10,11 @@ import (
 
 // ComparePaired gates cur against base when both were measured in one session (compare, gate --confirm): their
 // processes alternated, so process i of one ran next to process i of the other and the pair shares the machine's
-// state of that moment. Each case's change is the paired ratio over the process pairs of ratio_to_ref (a paired t
-// test on the log ratios), and a case regresses when the test is significant at the alpha and the change is more
-// than half the minimum effect: the midpoint between no change and the smallest change the gate must catch, so
-// that a change of the minimum effect is caught even when it measures a little low, and no change is not
-// (docs/gate.md).
+// state of that moment. Each case's change is the median over the process pairs of the ratio of their
+// ratio_to_ref, with a sign test (stats.PairedRatio), and a case regresses when the test is significant at the
+// alpha and the change is more than half the minimum effect: the midpoint between no change and the smallest change
+// the gate must catch, so that a change of the minimum effect is caught even when it measures a little low, and no
+// change is not (docs/gate.md).
 func ComparePaired(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*Result, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -31,6 +31,13 @@ func ComparePaired(base, cur *artifact.Artifact, baseFile, curFile string, o Opt
 			continue
 		}
 		r.Cases = append(r.Cases, pairedCase(base, cur, name, o))
+	}
+	if ref, refCur := base.Case(cases.RefCase), cur.Case(cases.RefCase); ref != nil && refCur != nil {
+		n := len(ref.Processes) // every case ran in every round
+		if least := stats.LeastSignP(n); n > 0 && !stats.Significant(least, o.Alpha) {
+			r.Notes = append(r.Notes, fmt.Sprintf("%d pairs: a sign test cannot reach alpha %g with so few (at best p=%.3f), "+
+				"so nothing can be flagged; raise --runs", n, o.Alpha, least))
+		}
 	}
 	r.Guards = checkGuards(cur, o.Guards)
 	return r, nil

@@ -11,7 +11,8 @@ import (
 )
 
 // sessionPair makes two artifacts of one session whose processes share a drift (the machine of that moment) and
-// whose script_to_host_scalar differs by change, each process with noise (relative) of its own.
+// whose script_to_host_scalar differs by change, each process with noise (relative) of its own, over 12 pairs, one of
+// which straddles a change of the machine's state: its b process runs 30% slow.
 func sessionPair(seed uint64, change, noise float64) (*artifact.Artifact, *artifact.Artifact) {
 	r := rand.New(rand.NewPCG(seed, 3))
 	mk := func() *artifact.Artifact {
@@ -21,18 +22,21 @@ func sessionPair(seed uint64, change, noise float64) (*artifact.Artifact, *artif
 	a, b := mk(), mk()
 	for _, name := range []string{cases.RefCase, "script_to_host_scalar"} {
 		ca, cb := artifact.Case{Name: name}, artifact.Case{Name: name}
-		for p := range 5 {
+		for p := range 12 {
 			drift := 1 + 0.2*r.Float64()
 			va := 40 * drift * (1 + noise*(r.Float64()-0.5))
 			vb := 40 * drift * (1 + noise*(r.Float64()-0.5))
 			if name != cases.RefCase {
 				va, vb = va*3, vb*3*(1+change)
+				if p == 7 {
+					vb *= 1.3
+				}
 			}
 			ra, rb := va/(40*drift), vb/(40*drift)
 			ca.Processes = append(ca.Processes, artifact.CaseProcess{Process: p, MedianNs: va, RatioToRef: &ra})
 			cb.Processes = append(cb.Processes, artifact.CaseProcess{Process: p, MedianNs: vb, RatioToRef: &rb})
 		}
-		ra, rb := ca.ProcessRatios()[2], cb.ProcessRatios()[2]
+		ra, rb := ca.ProcessRatios()[5], cb.ProcessRatios()[5]
 		ca.RatioToRef, cb.RatioToRef = &ra, &rb
 		a.Cases, b.Cases = append(a.Cases, ca), append(b.Cases, cb)
 	}
@@ -81,5 +85,22 @@ func TestConfirmPairedNeedsTheMinimumEffect(t *testing.T) {
 		if got := r.Cases[0].Verdict; got != tt.want {
 			t.Errorf("rerun change %+.2f: verdict %v, want %v", tt.change, got, tt.want)
 		}
+	}
+}
+
+// With 5 pairs a sign test cannot reach 0.05: the result says so, rather than calling every change the same.
+func TestComparePairedNamesTooFewPairs(t *testing.T) {
+	a, b := sessionPair(1, 0.5, 0.01)
+	for _, art := range []*artifact.Artifact{a, b} {
+		for i := range art.Cases {
+			art.Cases[i].Processes = art.Cases[i].Processes[:5]
+		}
+	}
+	res, err := ComparePaired(a, b, "a.json", "b.json", OptionsFrom(config.Gate{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Cases[0]; c.Verdict != Same || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "5 pairs: a sign test cannot reach alpha 0.05") {
+		t.Errorf("5 pairs, 50%% slower: %+v, notes %q", c, res.Notes)
 	}
 }

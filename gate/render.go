@@ -68,7 +68,7 @@ func (r *Report) summary() string {
 // how says what was compared and with which thresholds.
 func (res *Result) how() string {
 	if res.Metric == Time && res.Test != "" {
-		return fmt.Sprintf("ratio to %s %s, paired t alpha %g, min effect %s (flagged above half of it)", cases.RefCase,
+		return fmt.Sprintf("ratio to %s %s, sign test alpha %g, min effect %s (flagged above half of it)", cases.RefCase,
 			res.Test, res.Alpha, percent(res.Threshold))
 	}
 	if res.Metric == Time {

@@ -111,8 +111,8 @@ func summarize(a *artifact.Artifact, c *artifact.Case) {
 	s := stats.SummarizeProcesses(c.ProcessMedians(), confidence)
 	c.MedianNs, c.CILowNs, c.CIHighNs, c.CILevel = s.Median, s.Low, s.High, s.Confidence
 	if ratios := c.ProcessRatios(); len(ratios) == len(c.Processes) {
-		r := stats.SummarizeProcesses(ratios, confidence)
-		c.RatioToRef = ptr(r.Median)
+		r := c.BestRatio(confidence)
+		c.RatioToRef = ptr(r.Ratio)
 		if r.Confidence > 0 {
 			c.RatioCILow, c.RatioCIHigh = ptr(r.Low), ptr(r.High)
 		}

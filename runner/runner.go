@@ -48,13 +48,17 @@ type Options struct {
 	Instructions bool
 }
 
-// DefaultRuns is the processes per run of a plain `bench-bridge linux` (docs/gate.md: chosen so that `floor linux`
-// and `linux` take under a minute together on a 2-core machine, with intervals that hold another run's median).
-const DefaultRuns = 5
+// DefaultRuns and DefaultSamples are the processes per run of a plain `bench-bridge linux` and the samples per case
+// in each (docs/gate.md): the variance is between processes, and the samples of one process agree to about 1%, so
+// a run buys processes with samples; `floor linux` and `linux` together stay under a minute on a 2-core machine.
+const (
+	DefaultRuns    = 10
+	DefaultSamples = 3
+)
 
 // DefaultOptions are the settings a plain `bench-bridge linux` uses.
 func DefaultOptions() Options {
-	return Options{Samples: 5, MinTime: 10 * time.Millisecond, Warmup: 10 * time.Millisecond, Runs: DefaultRuns,
+	return Options{Samples: DefaultSamples, MinTime: 10 * time.Millisecond, Warmup: 10 * time.Millisecond, Runs: DefaultRuns,
 		Stall: 2 * time.Minute}
 }
 

@@ -68,7 +68,7 @@ calibrated on the device at start-up (the same binary as json). --runs (default 
 }
 
 // compareRounds is compare's default --runs.
-const compareRounds = 10
+const compareRounds = 40
 
 // programSpec is one program of compare: floor, a codec of the reference bridge or a config bridge, and options.
 type programSpec struct {
