@@ -106,20 +106,30 @@ func checkTarget(ctx context.Context, cfg *config.Config, name string, o Options
 		return append(out, failure(name, "compiler", err))
 	}
 	out = append(out, compiler(ctx, name, tc))
+	// Every program runs under the prefix, so a missing prefix is named before the device is tried with it.
+	prefix := runPrefix(tctx, t, spec, o)
+	out = append(out, prefix...)
+	if slices.ContainsFunc(prefix, func(f Finding) bool { return !f.OK }) {
+		return out
+	}
 	if err := t.Run(tctx, "true", nil, io.Discard, io.Discard); err != nil {
 		return append(out, failure(name, "device", err))
 	}
 	out = append(out, Finding{Target: name, Part: "device", OK: true, Required: true, Detail: "reachable, runs programs"})
-	return append(out, commandsOn(tctx, t, spec, o)...)
+	return append(out, profilers(tctx, t, spec)...)
 }
 
-// commandsOn checks the commands a run and a profile use where the target runs programs: the run prefix's and the
-// profilers.
-func commandsOn(ctx context.Context, t targets.Target, spec targets.Spec, o Options) []Finding {
-	name, where := t.Name(), "on the device"
+// where says where a target runs programs, for findings.
+func where(spec targets.Spec) string {
 	if spec.Kind == "local" {
-		where = "on this machine"
+		return "on this machine"
 	}
+	return "on the device"
+}
+
+// runPrefix checks the run prefix's command where the target runs programs; no finding without a prefix.
+func runPrefix(ctx context.Context, t targets.Target, spec targets.Spec, o Options) []Finding {
+	name, where := t.Name(), where(spec)
 	var out []Finding
 	// The prefix the runner uses: the command line's, else the config's, in the runner's words.
 	prefix := o.Overrides.RunPrefix
@@ -138,6 +148,13 @@ func commandsOn(ctx context.Context, t targets.Target, spec targets.Spec, o Opti
 		}
 		out = append(out, f)
 	}
+	return out
+}
+
+// profilers checks the profilers profile can use where the target runs programs.
+func profilers(ctx context.Context, t targets.Target, spec targets.Spec) []Finding {
+	name, where := t.Name(), where(spec)
+	var out []Finding
 	found := false
 	for _, prof := range []string{"perf", "simpleperf", "strace", "valgrind"} {
 		if lookPath(ctx, t, spec.Kind, prof) {

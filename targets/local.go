@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 type Local struct {
 	name      string
 	toolchain string
+	prefix    []string // the run prefix, one word each: run with exec, no shell
 }
 
 // NewLocal returns the local target called name. The built-in names linux and mac refuse to run on the other
@@ -27,7 +29,11 @@ func NewLocal(name string, spec Spec) (*Local, error) {
 		other := map[string]string{"linux": "linux", "darwin": "mac"}[runtime.GOOS]
 		return nil, fmt.Errorf("target %s runs on %s, and this machine runs %s: use bench-bridge %s", name, want, runtime.GOOS, other)
 	}
-	return &Local{name: name, toolchain: spec.Toolchain}, nil
+	words, err := PrefixWords(spec.RunPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &Local{name: name, toolchain: spec.Toolchain, prefix: words}, nil
 }
 
 // Name implements Target.
@@ -51,9 +57,11 @@ func (l *Local) Pull(_ context.Context, remote, local string) error {
 // Close implements Target.
 func (l *Local) Close() error { return nil }
 
-// Run implements Target. The program gets its own process group so that cancelling kills it and anything it started.
+// Run implements Target. The program runs under the run prefix, its words passed to exec as they are. It gets its own
+// process group so that cancelling kills it and anything it started.
 func (l *Local) Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error {
-	cmd := exec.Command(program, args...)
+	argv := append(append(append([]string{}, l.prefix...), program), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -101,6 +109,8 @@ func (l *Local) Device(ctx context.Context) (artifact.Device, error) {
 	}
 	d := ParseProbe(out)
 	parseSSHProbe(out, &d)
+	d.RunPrefix = strings.Join(l.prefix, " ")
+	d.Emulated, d.EmulatedReason = emulation(d.Arch, "", l.prefix, d.Emulated)
 	return d, nil
 }
 

@@ -54,7 +54,8 @@ var BuiltIn = map[string]Spec{
 
 // openers build a target of each kind.
 var openers = map[string]func(ctx context.Context, name string, spec Spec, o Overrides) (Target, error){
-	"local": func(_ context.Context, name string, spec Spec, _ Overrides) (Target, error) {
+	"local": func(_ context.Context, name string, spec Spec, o Overrides) (Target, error) {
+		spec.RunPrefix = pick(o.RunPrefix, spec.RunPrefix)
 		return NewLocal(name, spec)
 	},
 	"ssh": func(ctx context.Context, name string, spec Spec, o Overrides) (Target, error) {
