@@ -200,7 +200,7 @@ static JSValue host_upper(JSContext *ctx, JSValueConst this_val, int argc, JSVal
 	if (to_str(ctx, JS_DupValue(ctx, argv[0]), &s) < 0)
 		return JS_EXCEPTION;
 	if (s.len > st->scratch_cap) {
-		char *p = realloc(st->scratch, s.len);
+		char *p = bb_realloc(st->scratch, s.len);
 		if (!p) {
 			JS_FreeCString(ctx, s.p);
 			return JS_ThrowOutOfMemory(ctx);
@@ -507,15 +507,15 @@ static void teardown(void *state)
 		JS_FreeValue(st->ctx, st->fn);
 		bb_js_free(st->ctx);
 	}
-	free(st->scratch);
-	free(st->text);
-	free(st);
+	bb_free(st->scratch);
+	bb_free(st->text);
+	bb_free(st);
 }
 
 /* new_state makes a context with every host function. */
 static fl_state *new_state(void **state)
 {
-	fl_state *st = calloc(1, sizeof *st);
+	fl_state *st = bb_calloc(1, sizeof *st);
 	JSValue global;
 	size_t i;
 	int rc = 0;

@@ -39,7 +39,7 @@ int handle_of(br_state *st, JSValueConst fn, uint32_t *h)
 		}
 	if (st->nhandles == st->cap_handles) {
 		uint32_t cap = st->cap_handles ? 2 * st->cap_handles : 8;
-		JSValue *p = realloc(st->handles, cap * sizeof(JSValue));
+		JSValue *p = bb_realloc(st->handles, cap * sizeof(JSValue));
 		if (!p)
 			return -1;
 		st->handles = p;
@@ -111,10 +111,10 @@ void br_free(br_state *st)
 		bb_js_free(st->ctx);
 	}
 	dyn_free(&st->held);
-	free(st->handles);
-	free(st->scratch);
-	free(st->text);
-	free(st);
+	bb_free(st->handles);
+	bb_free(st->scratch);
+	bb_free(st->text);
+	bb_free(st);
 }
 
 /* probe_binary_classes records the class ids of binary_probe's objects, which the replacer recognises. */
@@ -136,7 +136,7 @@ static int probe_binary_classes(br_state *st)
 
 br_state *br_new(const br_codec *codec)
 {
-	br_state *st = calloc(1, sizeof *st);
+	br_state *st = bb_calloc(1, sizeof *st);
 	JSValue global;
 	int i, rc = 0;
 

@@ -73,7 +73,7 @@ static void slot_clear(JSContext *ctx, key_slot *k)
 {
 	if (k->atom != JS_ATOM_NULL)
 		JS_FreeAtom(ctx, k->atom);
-	free(k->s);
+	bb_free(k->s);
 	memset(k, 0, sizeof *k);
 }
 
@@ -89,12 +89,12 @@ void bin_free(br_state *st)
 		slot_clear(st->ctx, &b->by_str[i]);
 	}
 	for (i = 0; i < BIN_NEST; i++) {
-		free(b->msgs[i].p);
-		free(b->msgs[i].keys);
-		free(b->msgs[i].arena);
+		bb_free(b->msgs[i].p);
+		bb_free(b->msgs[i].keys);
+		bb_free(b->msgs[i].arena);
 	}
 	JS_FreeAtom(st->ctx, b->atom_length);
-	free(b);
+	bb_free(b);
 	st->bin = NULL;
 }
 
@@ -104,7 +104,7 @@ static bin_msg *msg_begin(br_state *st)
 	bin_state *b = st->bin;
 
 	if (!b) {
-		b = st->bin = calloc(1, sizeof *b);
+		b = st->bin = bb_calloc(1, sizeof *b);
 		if (!b) {
 			host_err(st, "bridge: out of memory");
 			return NULL;
@@ -150,7 +150,7 @@ static int grow(bin_msg *m, size_t n)
 
 	while (cap < m->len + n)
 		cap *= 2;
-	p = realloc(m->p, cap);
+	p = bb_realloc(m->p, cap);
 	if (!p) {
 		m->oom = 1;
 		return -1;
@@ -294,7 +294,7 @@ static key_slot *atom_slot(br_state *st, JSAtom atom)
 	if (!s)
 		return NULL;
 	slot_clear(st->ctx, k);
-	k->s = malloc(len + 1);
+	k->s = bb_malloc(len + 1);
 	if (!k->s || len >= 0x7fffffff) {
 		JS_FreeCString(st->ctx, s);
 		JS_ThrowOutOfMemory(st->ctx);
@@ -322,7 +322,7 @@ static key_slot *str_slot(br_state *st, const char *s, size_t len)
 		return NULL;
 	}
 	slot_clear(st->ctx, k);
-	k->s = malloc(len + 1);
+	k->s = bb_malloc(len + 1);
 	if (!k->s || len >= 0x7fffffff) {
 		JS_FreeAtom(st->ctx, atom);
 		host_err(st, "bridge: out of memory");
@@ -596,12 +596,12 @@ static int enc_dyn(br_state *st, bin_msg *m, const dyn *d, int depth)
 static void free_host_bytes(JSRuntime *rt, void *opaque, void *ptr)
 {
 	(void)rt, (void)opaque;
-	free(ptr);
+	bb_free(ptr);
 }
 
 JSValue bin_wrap_bytes(br_state *st, const uint8_t *src, size_t len)
 {
-	uint8_t *p = malloc(len ? len : 1);
+	uint8_t *p = bb_malloc(len ? len : 1);
 	JSValue buf, arr;
 
 	if (!p)
@@ -609,7 +609,7 @@ JSValue bin_wrap_bytes(br_state *st, const uint8_t *src, size_t len)
 	memcpy(p, src, len);
 	buf = JS_NewArrayBuffer(st->ctx, p, len, free_host_bytes, NULL, 0);
 	if (JS_IsException(buf)) {
-		free(p);
+		bb_free(p);
 		return buf;
 	}
 	{
@@ -633,7 +633,7 @@ static dec_key *get_key(br_state *st, bin_msg *m, int want_atom)
 		return &m->keys[x >> 1];
 	if (m->nkeys_dec == m->keys_cap) {
 		uint32_t cap = m->keys_cap ? 2 * m->keys_cap : 16;
-		dec_key *p = realloc(m->keys, cap * sizeof *p);
+		dec_key *p = bb_realloc(m->keys, cap * sizeof *p);
 		if (!p) {
 			host_err(st, "bridge: out of memory");
 			return NULL;
@@ -806,7 +806,7 @@ static int dec_dyn(br_state *st, bin_msg *m, dyn *out, int arena)
 			mb->key_len = k->len;
 			if (arena) {
 				mb->key = (char *)k->p;
-			} else if ((mb->key = malloc(k->len + 1)) != NULL) {
+			} else if ((mb->key = bb_malloc(k->len + 1)) != NULL) {
 				memcpy(mb->key, k->p, k->len + 1);
 			} else {
 				host_err(st, "bridge: out of memory");
@@ -825,7 +825,7 @@ static int dec_dyn(br_state *st, bin_msg *m, dyn *out, int arena)
 		out->u.bytes.len = n;
 		if (arena) {
 			out->u.bytes.p = m->p + m->pos;
-		} else if ((out->u.bytes.p = malloc(n ? n : 1)) != NULL) {
+		} else if ((out->u.bytes.p = bb_malloc(n ? n : 1)) != NULL) {
 			memcpy(out->u.bytes.p, m->p + m->pos, n);
 		} else {
 			return host_err(st, "bridge: out of memory");
@@ -849,8 +849,8 @@ static int arena_ready(br_state *st, bin_msg *m)
 	m->arena_used = 0;
 	if (m->arena_need <= m->arena_cap)
 		return 0;
-	free(m->arena);
-	m->arena = malloc(m->arena_need);
+	bb_free(m->arena);
+	m->arena = bb_malloc(m->arena_need);
 	m->arena_cap = m->arena ? m->arena_need : 0;
 	return m->arena ? 0 : host_err(st, "bridge: out of memory");
 }

@@ -41,7 +41,7 @@ static JSValue fast_upper(JSContext *ctx, JSValueConst this_val, int argc, JSVal
 	if (!s)
 		return JS_EXCEPTION;
 	if (len > st->scratch_cap) {
-		char *p = realloc(st->scratch, len);
+		char *p = bb_realloc(st->scratch, len);
 		if (!p) {
 			JS_FreeCString(ctx, s);
 			return JS_ThrowOutOfMemory(ctx);

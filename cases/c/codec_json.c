@@ -96,7 +96,7 @@ static int parse_string(jparser *j, char **out, size_t *len)
 			return parse_fail(j, "control character in string");
 		e += (*e == '\\' && e[1]) ? 2 : 1;
 	}
-	*out = q = malloc((size_t)(e - s) + 1);
+	*out = q = bb_malloc((size_t)(e - s) + 1);
 	if (!q)
 		return parse_fail(j, "out of memory");
 	while (s < e) {
@@ -134,7 +134,7 @@ static int parse_string(jparser *j, char **out, size_t *len)
 	j->p = e + 1;
 	return 0;
 bad:
-	free(*out);
+	bb_free(*out);
 	return parse_fail(j, "bad escape in string");
 }
 
@@ -168,7 +168,7 @@ static int parse_array(jparser *j, dyn *out)
 	}
 	for (;;) {
 		if (out->u.arr.len == cap) {
-			dyn *items = realloc(out->u.arr.items, (cap = cap ? 2 * cap : 4) * sizeof(dyn));
+			dyn *items = bb_realloc(out->u.arr.items, (cap = cap ? 2 * cap : 4) * sizeof(dyn));
 			if (!items)
 				return parse_fail(j, "out of memory");
 			out->u.arr.items = items;
@@ -204,7 +204,7 @@ static int parse_object(jparser *j, dyn *out)
 		dyn_member *m;
 
 		if (out->u.obj.len == cap) {
-			dyn_member *ms = realloc(out->u.obj.members, (cap = cap ? 2 * cap : 4) * sizeof(dyn_member));
+			dyn_member *ms = bb_realloc(out->u.obj.members, (cap = cap ? 2 * cap : 4) * sizeof(dyn_member));
 			if (!ms)
 				return parse_fail(j, "out of memory");
 			out->u.obj.members = ms;
@@ -217,12 +217,12 @@ static int parse_object(jparser *j, dyn *out)
 			return -1;
 		skip_ws(j);
 		if (*j->p != ':') {
-			free(m->key);
+			bb_free(m->key);
 			return parse_fail(j, "expected :");
 		}
 		j->p++;
 		if (parse_value(j, &m->value) < 0) {
-			free(m->key);
+			bb_free(m->key);
 			return -1;
 		}
 		out->u.obj.len++;
@@ -338,7 +338,7 @@ static void tb_put(tbuf *b, const char *s, size_t n)
 		char *p;
 		while (cap < b->len + n + 1)
 			cap *= 2;
-		p = realloc(b->p, cap);
+		p = bb_realloc(b->p, cap);
 		if (!p) {
 			b->oom = 1;
 			return;
@@ -452,7 +452,7 @@ static char *json_write(const dyn *d, size_t *len)
 
 	write_value(&b, d);
 	if (b.oom) {
-		free(b.p);
+		bb_free(b.p);
 		return NULL;
 	}
 	*len = b.len;
@@ -545,7 +545,7 @@ static int js_to_dyn(br_state *st, JSValueConst v, dyn *out)
 	JS_FreeValue(ctx, json);
 	if (!s)
 		return -1;
-	text = malloc(len + 1);
+	text = bb_malloc(len + 1);
 	if (!text) {
 		JS_FreeCString(ctx, s);
 		JS_ThrowOutOfMemory(ctx);
@@ -554,7 +554,7 @@ static int js_to_dyn(br_state *st, JSValueConst v, dyn *out)
 	memcpy(text, s, len + 1);
 	JS_FreeCString(ctx, s);
 	rc = json_parse(text, out, &err);
-	free(text);
+	bb_free(text);
 	if (rc < 0)
 		JS_ThrowInternalError(ctx, "bridge: bad JSON from the script side: %s", err);
 	return rc;
@@ -615,7 +615,7 @@ static JSValue dyn_to_js(br_state *st, const dyn *d)
 	if (!text)
 		return JS_ThrowOutOfMemory(st->ctx);
 	v = JS_ParseJSON(st->ctx, text, len, "<host>");
-	free(text);
+	bb_free(text);
 	if (!JS_IsException(v) && revive(st, &v) < 0) {
 		JS_FreeValue(st->ctx, v);
 		v = JS_EXCEPTION;

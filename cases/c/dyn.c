@@ -10,22 +10,22 @@ void dyn_free(dyn *d)
 
 	switch (d->kind) {
 	case DYN_STR:
-		free(d->u.str.p);
+		bb_free(d->u.str.p);
 		break;
 	case DYN_BYTES:
-		free(d->u.bytes.p);
+		bb_free(d->u.bytes.p);
 		break;
 	case DYN_ARR:
 		for (i = 0; i < d->u.arr.len; i++)
 			dyn_free(&d->u.arr.items[i]);
-		free(d->u.arr.items);
+		bb_free(d->u.arr.items);
 		break;
 	case DYN_OBJ:
 		for (i = 0; i < d->u.obj.len; i++) {
-			free(d->u.obj.members[i].key);
+			bb_free(d->u.obj.members[i].key);
 			dyn_free(&d->u.obj.members[i].value);
 		}
-		free(d->u.obj.members);
+		bb_free(d->u.obj.members);
 		break;
 	default:
 		break;
@@ -35,7 +35,7 @@ void dyn_free(dyn *d)
 
 char *dyn_str_new(dyn *d, size_t len)
 {
-	char *p = malloc(len + 1);
+	char *p = bb_malloc(len + 1);
 
 	d->kind = DYN_NULL;
 	if (!p)
@@ -60,7 +60,7 @@ int dyn_str(dyn *d, const char *s, size_t len)
 int dyn_arr(dyn *d, size_t len)
 {
 	d->kind = DYN_NULL;
-	d->u.arr.items = calloc(len ? len : 1, sizeof(dyn)); /* calloc'd zeros are DYN_NULL */
+	d->u.arr.items = bb_calloc(len ? len : 1, sizeof(dyn)); /* calloc'd zeros are DYN_NULL */
 	if (!d->u.arr.items)
 		return -1;
 	d->kind = DYN_ARR;
@@ -72,7 +72,7 @@ int dyn_arr(dyn *d, size_t len)
 int dyn_obj(dyn *d, size_t len)
 {
 	d->kind = DYN_NULL;
-	d->u.obj.members = calloc(len ? len : 1, sizeof(dyn_member));
+	d->u.obj.members = bb_calloc(len ? len : 1, sizeof(dyn_member));
 	if (!d->u.obj.members)
 		return -1;
 	d->kind = DYN_OBJ;
@@ -89,7 +89,7 @@ int dyn_copy(dyn *dst, const dyn *src)
 	case DYN_STR:
 		return dyn_str(dst, src->u.str.p, src->u.str.len);
 	case DYN_BYTES:
-		dst->u.bytes.p = malloc(src->u.bytes.len ? src->u.bytes.len : 1);
+		dst->u.bytes.p = bb_malloc(src->u.bytes.len ? src->u.bytes.len : 1);
 		if (!dst->u.bytes.p) {
 			dst->kind = DYN_NULL;
 			return -1;
@@ -111,7 +111,7 @@ int dyn_copy(dyn *dst, const dyn *src)
 		for (i = 0; i < n; i++) {
 			const dyn_member *m = &src->u.obj.members[i];
 			dyn_member *d = &dst->u.obj.members[i];
-			if (!(d->key = malloc(m->key_len + 1)))
+			if (!(d->key = bb_malloc(m->key_len + 1)))
 				goto fail;
 			memcpy(d->key, m->key, m->key_len + 1);
 			d->key_len = m->key_len;
@@ -134,7 +134,7 @@ dyn *dyn_key(dyn *obj, size_t i, const char *key)
 	dyn_member *m = &obj->u.obj.members[i];
 
 	m->key_len = strlen(key);
-	m->key = malloc(m->key_len + 1);
+	m->key = bb_malloc(m->key_len + 1);
 	if (!m->key)
 		return NULL;
 	memcpy(m->key, key, m->key_len + 1);

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/resource.h>
+
 /* ==== Timing ==== */
 
 uint64_t bb_now_ns(void)
@@ -69,8 +71,16 @@ static void spin(uint64_t steps)
 	spin_chain = a;
 }
 
+uint64_t bb_extra_alloc;
+
 void bb_slowdown(void)
 {
+	static void *volatile extra; /* volatile: the compiler may not drop the pair */
+
+	if (bb_extra_alloc) {
+		extra = bb_malloc(16);
+		bb_free(extra);
+	}
 	slowdown_acc += bb_slowdown_q8;
 	spin(slowdown_acc >> 8);
 	slowdown_acc &= 255;
@@ -129,6 +139,139 @@ static double slowdown_calibrate(double target_ns)
 	added = crossing_cost() - idle;
 	return added > 0 ? added : 0;
 }
+
+/* ==== Allocation counting: the memory pass ====
+ *
+ * Counting is off except while the memory pass runs its counted units, so that it never sits inside a timed sample;
+ * off, an allocation costs one predictable branch more than malloc. */
+
+typedef struct alloc_count {
+	uint64_t allocs, bytes;
+} alloc_count;
+
+static int counting;
+static alloc_count engine_count, host_count;
+
+/* count adds one allocation of size bytes (as asked for, not as the allocator rounds it) while counting. A realloc
+ * counts as one allocation of its new size: in the worst case it copies into one. */
+static void count(alloc_count *c, size_t size)
+{
+	if (counting) {
+		c->allocs++;
+		c->bytes += size;
+	}
+}
+
+void *bb_malloc(size_t size)
+{
+	void *p = malloc(size);
+
+	if (p)
+		count(&host_count, size);
+	return p;
+}
+
+void *bb_calloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (p)
+		count(&host_count, n * size);
+	return p;
+}
+
+void *bb_realloc(void *p, size_t size)
+{
+	void *q = realloc(p, size);
+
+	if (q && size)
+		count(&host_count, size);
+	return q;
+}
+
+void bb_free(void *p)
+{
+	free(p);
+}
+
+/* The engine's allocator in the memory pass: QuickJS's default one (js_def_malloc and its kin in quickjs.c), which
+ * keeps the runtime's malloc_count and malloc_size (its GC threshold and JS_ComputeMemoryUsage read them), plus the
+ * count, with one change: it tells QuickJS the size it asked for, kept in a header, as a block's usable size, where
+ * the default tells it malloc_usable_size. That depends on where glibc placed the block (a realloc that grows in
+ * place can keep a few bytes more), and QuickJS grows string buffers into that slack and runs its GC by it: with it,
+ * two processes of one binary counted differently. Without it the counts depend on the requests alone and repeat
+ * exactly; now and then the default's slack saves a realloc that this one counts. Timed samples run on the default
+ * allocator (JS_NewRuntime), untouched. ENGINE_OVERHEAD is quickjs.c's MALLOC_OVERHEAD. */
+#define ENGINE_OVERHEAD 8
+
+typedef union engine_header {
+	size_t size;
+	max_align_t align; /* keeps the block after it aligned as malloc's */
+} engine_header;
+
+static size_t engine_usable_size(const void *p)
+{
+	return ((const engine_header *)p - 1)->size;
+}
+
+static void *engine_malloc(JSMallocState *s, size_t size)
+{
+	engine_header *h;
+
+	if (s->malloc_size + size > s->malloc_limit)
+		return NULL;
+	h = malloc(sizeof *h + size);
+	if (!h)
+		return NULL;
+	h->size = size;
+	s->malloc_count++;
+	s->malloc_size += size + ENGINE_OVERHEAD;
+	count(&engine_count, size);
+	return h + 1;
+}
+
+static void engine_free(JSMallocState *s, void *p)
+{
+	engine_header *h = (engine_header *)p - 1;
+
+	if (!p)
+		return;
+	s->malloc_count--;
+	s->malloc_size -= h->size + ENGINE_OVERHEAD;
+	free(h);
+}
+
+static void *engine_realloc(JSMallocState *s, void *p, size_t size)
+{
+	engine_header *h = (engine_header *)p - 1;
+	size_t old;
+
+	if (!p)
+		return size ? engine_malloc(s, size) : NULL;
+	if (size == 0) {
+		engine_free(s, p);
+		return NULL;
+	}
+	old = h->size;
+	if (s->malloc_size + size - old > s->malloc_limit)
+		return NULL;
+	h = realloc(h, sizeof *h + size);
+	if (!h)
+		return NULL;
+	h->size = size;
+	s->malloc_size += size - old;
+	count(&engine_count, size);
+	return h + 1;
+}
+
+static const JSMallocFunctions engine_mf = {engine_malloc, engine_free, engine_realloc, engine_usable_size};
+
+/* counted_runtime is set while the memory pass sets its case up: bb_js_new then gives the runtime engine_mf. */
+static int counted_runtime;
+
+/* live_rt is the runtime bb_js_new made last and bb_js_free has not freed: the case's, whose heap the memory
+ * record reports. */
+static JSRuntime *live_rt;
 
 /* ==== Errors ==== */
 
@@ -331,10 +474,72 @@ static int setup_case(const bb_case *c, void **state)
 	return -1;
 }
 
+/* The memory pass: MEMORY_UNITS loop units counted after MEMORY_WARMUP_UNITS that are not, in a fresh set-up of the
+ * case. Fixed numbers and a fresh set-up, not the timed state, so that what the pass counts depends on nothing the
+ * clock decided (the calibrated op count, how far the heap grew): the same binary counts the same in every process. */
+#define MEMORY_WARMUP_UNITS 16
+#define MEMORY_UNITS 64
+
+/* memory_pass sets case c up again, counts what MEMORY_UNITS loop units of it allocate and prints one memory record
+ * with the case's heap after them. Returns -1 after bb_error when the case failed. */
+static int memory_pass(const bb_case *c)
+{
+	uint64_t ns, ops = 0;
+	void *state;
+	JSMemoryUsage u;
+	int rc;
+
+	live_rt = NULL;
+	counted_runtime = 1;
+	rc = setup_case(c, &state);
+	counted_runtime = 0;
+	if (rc < 0)
+		return -1;
+	rc = timed_run(c, state, MEMORY_WARMUP_UNITS, &ns, &ops);
+	if (rc == 0) {
+		memset(&engine_count, 0, sizeof engine_count);
+		memset(&host_count, 0, sizeof host_count);
+		counting = 1;
+		rc = timed_run(c, state, MEMORY_UNITS, &ns, &ops);
+		counting = 0;
+	}
+	if (rc == 0) {
+		printf("memory %s ops=%" PRIu64 " engine_allocs=%" PRIu64 " engine_bytes=%" PRIu64 " host_allocs=%" PRIu64
+		       " host_bytes=%" PRIu64,
+		       c->name, ops, engine_count.allocs, engine_count.bytes, host_count.allocs, host_count.bytes);
+		if (live_rt) {
+			JS_ComputeMemoryUsage(live_rt, &u);
+			printf(" heap_bytes=%" PRId64 " heap_allocs=%" PRId64, u.malloc_size, u.malloc_count);
+		}
+		printf("\n");
+		fflush(stdout);
+	}
+	c->teardown(state);
+	return rc;
+}
+
+/* print_rss prints the process's peak resident set size as one `rss BYTES` record. */
+static void print_rss(void)
+{
+	struct rusage ru;
+	uint64_t bytes;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return;
+#if defined(__APPLE__)
+	bytes = (uint64_t)ru.ru_maxrss; /* macOS reports bytes */
+#else
+	bytes = (uint64_t)ru.ru_maxrss * 1024u; /* Linux and Android report KiB */
+#endif
+	printf("rss %" PRIu64 "\n", bytes);
+	fflush(stdout);
+}
+
 static void run_case(const char *name, const options *o)
 {
 	const bb_case *c = find_case(name);
 	void *state;
+	int rc;
 
 	if (!c) {
 		print_error(name, "unknown case");
@@ -346,9 +551,13 @@ static void run_case(const char *name, const options *o)
 	if (setup_case(c, &state) < 0) {
 		print_error(name, error_msg);
 	} else {
-		if (measure(c, state, o) < 0)
-			print_error(name, error_msg);
+		rc = measure(c, state, o);
 		c->teardown(state);
+		bb_slowdown_q8 = 0; /* the memory pass counts; its time does not matter */
+		if (rc == 0 && o->units == 0)
+			rc = memory_pass(c); /* --ops counts instructions: nothing may run but the samples */
+		if (rc < 0)
+			print_error(name, error_msg);
 	}
 	bb_slowdown_q8 = 0;
 	printf("end %s\n", name);
@@ -540,6 +749,7 @@ static int cmd_run(int argc, char **argv)
 		return 2;
 	}
 
+	bb_extra_alloc = getenv("BB_EXTRA_ALLOC") && strcmp(getenv("BB_EXTRA_ALLOC"), "1") == 0;
 	print_header();
 	if (o.ref)
 		setup_beside(&o);
@@ -550,6 +760,7 @@ static int cmd_run(int argc, char **argv)
 			run_case(bb_cases[i].name, &o);
 	if (beside.c)
 		beside.c->teardown(beside.state);
+	print_rss();
 	return 0;
 }
 
@@ -847,7 +1058,7 @@ void bb_upper_ascii(char *dst, const char *src, size_t len)
 char *bb_text_new(size_t n)
 {
 	static const char unit[] = "ab \xc3\xa9\xe2\x82\xac cd "; /* mkstr's unit: 12 bytes */
-	char *p = malloc(n + 1);
+	char *p = bb_malloc(n + 1);
 	size_t i, whole = n - n % 12;
 
 	if (!p)
@@ -1083,7 +1294,7 @@ int bb_ui_set_named(bb_ui *ui, double id, const char *key, size_t key_len, doubl
 
 JSContext *bb_js_new(void *opaque)
 {
-	JSRuntime *rt = JS_NewRuntime();
+	JSRuntime *rt = counted_runtime ? JS_NewRuntime2(&engine_mf, NULL) : JS_NewRuntime();
 	JSContext *ctx;
 
 	if (!rt) {
@@ -1097,12 +1308,16 @@ JSContext *bb_js_new(void *opaque)
 		return NULL;
 	}
 	JS_SetContextOpaque(ctx, opaque);
+	live_rt = rt;
 	return ctx;
 }
 
 void bb_js_free(JSContext *ctx)
 {
 	JSRuntime *rt = JS_GetRuntime(ctx);
+
+	if (rt == live_rt)
+		live_rt = NULL;
 
 	JS_FreeContext(ctx);
 	JS_FreeRuntime(rt);

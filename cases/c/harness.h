@@ -77,14 +77,31 @@ extern volatile double bb_sink;
  * flag it costs one increment and one predictable branch, in both the A and the B process of the same binary. */
 extern uint64_t bb_crossings;
 extern uint64_t bb_slowdown_q8; /* busy-work steps per crossing, in 1/256 steps; 0 for none */
-/* bb_slowdown adds the calibrated busy work of one crossing. */
+/* bb_extra_alloc is 1 when the environment sets BB_EXTRA_ALLOC=1: every crossing then makes one host allocation of
+ * 16 bytes (the allocation gate's A/B proof, docs/protocol.md); 0 otherwise. */
+extern uint64_t bb_extra_alloc;
+/* bb_slowdown adds the calibrated busy work of one crossing (and the extra allocation, when asked for). */
 void bb_slowdown(void);
 static inline void bb_crossing(void)
 {
 	bb_crossings++;
-	if (bb_slowdown_q8)
+	if (bb_slowdown_q8 | bb_extra_alloc)
 		bb_slowdown();
 }
+
+/* ---- The host side's allocator: what the memory pass counts as the bridge's own ----
+ *
+ * The harness counts allocations in a memory pass after each case's samples (docs/protocol.md, the memory record):
+ * the engine's through the JSMallocFunctions bb_js_new gives QuickJS, the host side's through these, which the
+ * bridge's codecs and host functions call instead of malloc. A hook rather than interposing malloc: interposition
+ * would count QuickJS's allocations (and libc's own) as the bridge's, where the report wants the two apart, and it
+ * needs link tricks that differ between glibc, bionic and Apple's libc and between static and dynamic programs. A
+ * bridge linked with the harness that allocates otherwise (C++ new, std::string) reports host counts of what went
+ * through these only. Memory from them is plain malloc memory: free() and bb_free() both release it. */
+void *bb_malloc(size_t size);
+void *bb_calloc(size_t count, size_t size);
+void *bb_realloc(void *p, size_t size);
+void bb_free(void *p);
 
 /* ---- The cases' JavaScript, the same in every program ----
  *

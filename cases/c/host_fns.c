@@ -35,12 +35,12 @@ static int nums_from_dyn(br_state *st, const dyn *d, const char *fn, double **ou
 	size_t i;
 
 	*n = d->u.arr.len;
-	*out = malloc((*n ? *n : 1) * sizeof(double));
+	*out = bb_malloc((*n ? *n : 1) * sizeof(double));
 	if (!*out)
 		return host_err(st, "%s: out of memory", fn);
 	for (i = 0; i < *n; i++) {
 		if (d->u.arr.items[i].kind != DYN_NUM) {
-			free(*out);
+			bb_free(*out);
 			return host_err(st, "%s: element %u is not a number", fn, (unsigned)i);
 		}
 		(*out)[i] = d->u.arr.items[i].u.num;
@@ -149,11 +149,11 @@ static int host_sum(br_state *st, const dyn *args, dyn *result)
 	if (!a || nums_from_dyn(st, a, "host_sum", &v, &n) < 0)
 		return -1;
 	if (n != BB_ARRAY_LEN) {
-		free(v);
+		bb_free(v);
 		return host_err(st, "host_sum: expected %d numbers", BB_ARRAY_LEN);
 	}
 	*result = dyn_num(bb_sum(v, n));
-	free(v);
+	bb_free(v);
 	return 0;
 }
 
@@ -202,7 +202,7 @@ static int apply_ops(br_state *st, const dyn *args, dyn *result)
 	if (!a || nums_from_dyn(st, a, "apply_ops", &ops, &n) < 0)
 		return -1;
 	rc = bb_ui_apply(&st->ui, ops, n);
-	free(ops);
+	bb_free(ops);
 	if (rc < 0)
 		return host_err(st, "apply_ops: bad node or key");
 	result->kind = DYN_NULL;
@@ -225,19 +225,19 @@ static int host_bytes(br_state *st, const dyn *args, dyn *result)
 	if (!a)
 		return -1;
 	n = a->u.arr.len;
-	bytes = malloc(n ? n : 1);
+	bytes = bb_malloc(n ? n : 1);
 	if (!bytes)
 		return host_err(st, "host_bytes: out of memory");
 	for (i = 0; i < n; i++) {
 		const dyn *v = &a->u.arr.items[i];
 		if (v->kind != DYN_NUM || !(v->u.num >= 0 && v->u.num <= 255)) {
-			free(bytes);
+			bb_free(bytes);
 			return host_err(st, "host_bytes: element %u is not a byte", (unsigned)i);
 		}
 		bytes[i] = (uint8_t)v->u.num;
 	}
 	*result = dyn_num(bb_bytes_sum(bytes, n));
-	free(bytes);
+	bb_free(bytes);
 	return 0;
 }
 
