@@ -164,6 +164,9 @@ type Process struct {
 	Protocol int `json:"protocol"`
 	// TimerOverheadNs is this process's cost of one clock read pair.
 	TimerOverheadNs float64 `json:"timer_overhead_ns"`
+	// PeakRSSBytes is the process's peak resident set size, from its rss record (getrusage's ru_maxrss, in bytes);
+	// 0 when it printed none.
+	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // Case is the result of one measured case. Times are per op, in nanoseconds, timer overhead removed.
@@ -198,6 +201,9 @@ type Case struct {
 	// InstructionsPerOp is what one op costs in instructions under valgrind's callgrind (--metric instructions);
 	// nil when not measured. The same binary gives the same count run after run.
 	InstructionsPerOp *float64 `json:"instructions_per_op,omitempty"`
+	// Memory is what one op allocates, counted in the program's memory pass after the samples (docs/protocol.md);
+	// nil when the program reports no memory records.
+	Memory *Memory `json:"memory,omitempty"`
 	// Partial is true when the program died during the case: its samples are the ones it printed before, and the
 	// case is in Failures too.
 	Partial bool `json:"partial,omitempty"`
@@ -222,6 +228,8 @@ type CaseProcess struct {
 	// SlowdownBaseNs the case's own cost per op it calibrated against; absent without --slowdown.
 	SlowdownNs     float64 `json:"slowdown_ns,omitempty"`
 	SlowdownBaseNs float64 `json:"slowdown_base_ns,omitempty"`
+	// Memory is the process's memory record of the case; absent when it printed none.
+	Memory *ProcessMemory `json:"memory,omitempty"`
 }
 
 // ProcessMedians returns the median of every process that measured the case.

@@ -34,6 +34,9 @@ func (a *Artifact) validateDerived() error {
 		if p.TimerOverheadNs < 0 {
 			return fmt.Errorf("processes[%d]: field \"timer_overhead_ns\" is %v, want a non-negative time", i, p.TimerOverheadNs)
 		}
+		if p.PeakRSSBytes < 0 {
+			return fmt.Errorf("processes[%d]: field \"peak_rss_bytes\" is %d, want a non-negative size", i, p.PeakRSSBytes)
+		}
 	}
 	ref := a.Case(refCase)
 	for i, c := range a.Cases {
@@ -56,6 +59,9 @@ func (a *Artifact) validateDerived() error {
 			return fmt.Errorf("%s: %w", where, err)
 		}
 		if err := checkRatios(c, ref); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		if err := checkMemory(c); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
 	}

@@ -26,7 +26,7 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 	byName := map[string]*artifact.Case{}
 	for pi, rp := range raw.Processes {
 		a.Processes = append(a.Processes, artifact.Process{Seq: rp.Seq, CaseOrder: rp.Order, Protocol: rp.Protocol,
-			TimerOverheadNs: rp.TimerOverheadNs})
+			TimerOverheadNs: rp.TimerOverheadNs, PeakRSSBytes: rp.PeakRSSBytes})
 		overheads = append(overheads, rp.TimerOverheadNs)
 		for _, rc := range rp.Cases {
 			c := byName[rc.Name]
@@ -70,7 +70,7 @@ func caseOrder(want []string, raw *Raw) []string {
 // taken beside it (protocol 2), else the process's own ref_js_loop (protocol 1).
 func caseProcess(pi int, rp RawProcess, rc RawCase) artifact.CaseProcess {
 	p := artifact.CaseProcess{Process: pi, Iterations: rc.Iterations, SamplesNs: perOp(rc.Ops, rc.Ns, rp.TimerOverheadNs),
-		SlowdownNs: rc.SlowdownNs, SlowdownBaseNs: rc.SlowdownBaseNs}
+		SlowdownNs: rc.SlowdownNs, SlowdownBaseNs: rc.SlowdownBaseNs, Memory: rc.Memory}
 	p.MedianNs = stats.SummarizeProcesses(p.SamplesNs, confidence).Median
 	switch {
 	case rc.Name == cases.RefCase:
@@ -124,6 +124,7 @@ func summarize(a *artifact.Artifact, c *artifact.Case) {
 	if c.Crossing && c.MedianNs > 0 {
 		c.CrossingsPerMs = ptr(1e6 / c.MedianNs)
 	}
+	c.Memory = c.MemoryFromProcesses()
 }
 
 func ptr(v float64) *float64 { return &v }

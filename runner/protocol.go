@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
 // ProtocolVersion is the newest bench program protocol this runner speaks (docs/protocol.md); it still runs
@@ -15,10 +17,12 @@ const ProtocolVersion = 2
 type record struct {
 	kind string  // the first word
 	name string  // the case, where the record has one
-	a, b int64   // numbers: calibrated N; sample or loop OPS and NS
+	a, b int64   // numbers: calibrated N; sample or loop OPS and NS; rss BYTES
 	text string  // meta value, error message
 	key  string  // meta key
 	f, g float64 // timer_overhead_ns X; slowdown ADDED BASE
+
+	mem *artifact.ProcessMemory // memory CASE KEY=VALUE...
 }
 
 // parseLine parses one line of `run` or `loop` output.
@@ -29,12 +33,12 @@ func parseLine(line string) (record, error) {
 	}
 	r := record{kind: fields[0]}
 	want := map[string]int{"bench-bridge-protocol": 2, "meta": 3, "timer_overhead_ns": 2, "begin": 2, "calibrated": 3,
-		"sample": 4, "error": 3, "end": 2, "loop": 4, "ref": 4, "slowdown": 4}
+		"sample": 4, "error": 3, "end": 2, "loop": 4, "ref": 4, "slowdown": 4, "memory": 3, "rss": 2}
 	n, known := want[r.kind]
 	if !known {
 		return r, fmt.Errorf("unknown record %q", r.kind)
 	}
-	if len(fields) < n || (len(fields) > n && r.kind != "meta" && r.kind != "error") {
+	if len(fields) < n || (len(fields) > n && r.kind != "meta" && r.kind != "error" && r.kind != "memory") {
 		return r, fmt.Errorf("%s record wants %d fields, has %d", r.kind, n, len(fields))
 	}
 	var err error
@@ -62,6 +66,11 @@ func parseLine(line string) (record, error) {
 		if err == nil && !(r.f >= 0 && r.g >= 0 && !math.IsInf(r.f, 0) && !math.IsInf(r.g, 0)) {
 			err = fmt.Errorf("costs must be finite and non-negative")
 		}
+	case "memory":
+		r.name = fields[1]
+		r.mem, err = parseMemory(fields[2:])
+	case "rss":
+		r.a, err = parseCount(fields[1])
 	case "sample", "loop", "ref":
 		r.name = fields[1]
 		if r.a, err = strconv.ParseInt(fields[2], 10, 64); err == nil {

@@ -43,3 +43,45 @@ func TestParseLine(t *testing.T) {
 		}
 	}
 }
+
+func TestParseMemoryRecords(t *testing.T) {
+	r, err := parseLine("memory callback ops=64 engine_allocs=10 engine_bytes=400 host_allocs=0 host_bytes=0 heap_bytes=70000 heap_allocs=900")
+	if err != nil || r.kind != "memory" || r.name != "callback" || r.mem == nil {
+		t.Fatalf("parseLine(memory) = %+v, %v", r, err)
+	}
+	if m := r.mem; m.Ops != 64 || *m.EngineAllocs != 10 || *m.EngineBytes != 400 || *m.HostAllocs != 0 || *m.HeapAllocs != 900 {
+		t.Errorf("memory counts %+v", *m)
+	}
+	// A user bridge reports what it has: only ops and the host's.
+	r, err = parseLine("memory callback ops=1 host_allocs=3")
+	if err != nil || r.mem.EngineAllocs != nil || *r.mem.HostAllocs != 3 {
+		t.Errorf("partial memory record: %+v, %v", r.mem, err)
+	}
+	if r, err := parseLine("rss 3039232"); err != nil || r.kind != "rss" || r.a != 3039232 {
+		t.Errorf("parseLine(rss) = %+v, %v", r, err)
+	}
+	bad := map[string]string{
+		"memory callback":                                       "wants 3 fields",
+		"memory callback engine_allocs=1":                       "want ops=N with N positive",
+		"memory callback ops=0":                                 "want ops=N with N positive",
+		"memory callback ops=4 engine_allocs=-1":                "engine_allocs: \"-1\" is not a non-negative integer",
+		"memory callback ops=4 engine_bytes=NaN":                "engine_bytes: \"NaN\" is not a non-negative integer",
+		"memory callback ops=4 engine_bytes=Inf":                "is not a non-negative integer",
+		"memory callback ops=4 host_bytes=1e3":                  "is not a non-negative integer",
+		"memory callback ops=4 host_bytes=99999999999999999999": "host_bytes: \"99999999999999999999\" does not fit in 64 bits",
+		"memory callback ops=4 host_bytes=":                     "is not a non-negative integer",
+		"memory callback ops=4 ops=5":                           "key ops given twice",
+		"memory callback ops=4 allocs=5":                        "unknown key \"allocs\"",
+		"memory callback ops=4 host_allocs":                     "want KEY=VALUE",
+		"rss":                                                   "rss record wants 2 fields",
+		"rss -5":                                                "rss record: \"-5\" is not a non-negative integer",
+		"rss 12 13":                                             "rss record wants 2 fields",
+		"rss 18446744073709551616":                              "does not fit in 64 bits",
+	}
+	for line, want := range bad {
+		_, err := parseLine(line)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), strings.Fields(line)[0]+" record") {
+			t.Errorf("parseLine(%q) error %v, want one naming the record and containing %q", line, err, want)
+		}
+	}
+}

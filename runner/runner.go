@@ -78,7 +78,9 @@ type RawProcess struct {
 	Order           []string
 	Protocol        int
 	TimerOverheadNs float64
-	Cases           []RawCase
+	// PeakRSSBytes is the rss record's peak resident set size; 0 when the process printed none.
+	PeakRSSBytes int64
+	Cases        []RawCase
 }
 
 // RawCase is one case's samples in one process as the program reported them.
@@ -91,6 +93,8 @@ type RawCase struct {
 	RefOps, RefNs []int64
 	// SlowdownNs and SlowdownBaseNs are the slowdown record: the work added per op and the cost it was set against.
 	SlowdownNs, SlowdownBaseNs float64
+	// Memory is the case's memory record, when the program printed one.
+	Memory *artifact.ProcessMemory
 	// Partial is true when the program died during the case, after printing these samples.
 	Partial bool
 }
@@ -367,7 +371,9 @@ func (s *session) handle(line string) error {
 		s.current = r.name
 		s.cur = &RawCase{Name: r.name}
 		s.m.Raw.emit(Event{Kind: CaseStarted, Case: r.name})
-	case "calibrated", "sample", "ref", "slowdown":
+	case "rss":
+		s.proc.PeakRSSBytes = r.a
+	case "calibrated", "sample", "ref", "slowdown", "memory":
 		if s.cur == nil || s.cur.Name != r.name {
 			return fmt.Errorf("%s outside its case", r.kind)
 		}
@@ -406,6 +412,8 @@ func (c *RawCase) apply(r record) {
 		c.RefOps, c.RefNs = append(c.RefOps, r.a), append(c.RefNs, r.b)
 	case "slowdown":
 		c.SlowdownNs, c.SlowdownBaseNs = r.f, r.g
+	case "memory":
+		c.Memory = r.mem
 	}
 }
 
