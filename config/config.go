@@ -38,6 +38,9 @@ type Gate struct {
 	// InstructionsThreshold is the least relative growth of instructions per op, over ref_js_loop's, that counts
 	// (default 0.01).
 	InstructionsThreshold float64 `toml:"instructions_threshold"`
+	// AllocationsThreshold is the least growth of allocations per op (absolute) that counts with metric
+	// allocations (default 0: any growth).
+	AllocationsThreshold float64 `toml:"allocations_threshold"`
 	// Cases overrides the thresholds per case.
 	Cases map[string]GateCase `toml:"cases"`
 	// Guards are absolute bounds every current artifact must keep.
@@ -48,6 +51,7 @@ type Gate struct {
 type GateCase struct {
 	MinEffect             float64 `toml:"min_effect"`
 	InstructionsThreshold float64 `toml:"instructions_threshold"`
+	AllocationsThreshold  float64 `toml:"allocations_threshold"`
 	// Skip leaves the case out of the gate (still shown).
 	Skip bool `toml:"skip"`
 }

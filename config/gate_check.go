@@ -18,18 +18,18 @@ func (g *Gate) check() error {
 			return fmt.Errorf("gate.alpha is %v: %w", g.Alpha, err)
 		}
 	}
-	if err := checkEffects("gate", g.MinEffect, g.InstructionsThreshold); err != nil {
+	if err := checkEffects("gate", g.MinEffect, g.InstructionsThreshold, g.AllocationsThreshold); err != nil {
 		return err
 	}
-	if g.Metric != "" && g.Metric != "time" && g.Metric != "instructions" {
-		return fmt.Errorf("gate.metric is %q, want time or instructions", g.Metric)
+	if g.Metric != "" && g.Metric != "time" && g.Metric != "instructions" && g.Metric != "allocations" {
+		return fmt.Errorf("gate.metric is %q, want time, instructions or allocations", g.Metric)
 	}
 	for _, name := range slices.Sorted(maps.Keys(g.Cases)) {
 		if _, ok := cases.Lookup(name); !ok {
 			return fmt.Errorf("gate.cases.%s: unknown case (see bench-bridge cases)", name)
 		}
 		o := g.Cases[name]
-		if err := checkEffects("gate.cases."+name, o.MinEffect, o.InstructionsThreshold); err != nil {
+		if err := checkEffects("gate.cases."+name, o.MinEffect, o.InstructionsThreshold, o.AllocationsThreshold); err != nil {
 			return err
 		}
 	}
@@ -45,12 +45,15 @@ func (g *Gate) check() error {
 }
 
 // checkEffects checks the relative thresholds of one section, naming the key.
-func checkEffects(section string, minEffect, instructionsThreshold float64) error {
+func checkEffects(section string, minEffect, instructionsThreshold, allocationsThreshold float64) error {
 	if err := stats.CheckEffect(minEffect); err != nil {
 		return fmt.Errorf("%s.min_effect is %v: %w", section, minEffect, err)
 	}
 	if err := stats.CheckEffect(instructionsThreshold); err != nil {
 		return fmt.Errorf("%s.instructions_threshold is %v: %w", section, instructionsThreshold, err)
+	}
+	if err := stats.CheckEffect(allocationsThreshold); err != nil {
+		return fmt.Errorf("%s.allocations_threshold is %v: %w", section, allocationsThreshold, err)
 	}
 	return nil
 }

@@ -22,12 +22,21 @@ import (
 const (
 	Time         = "time"
 	Instructions = "instructions"
+	// Allocations compares allocations per op (engine and host, the memory pass's exact counts): no statistics, and
+	// an absolute threshold, since a baseline of 0 allocations has no relative change.
+	Allocations = "allocations"
 )
+
+// Metrics lists the metrics the gate compares.
+var Metrics = []string{Time, Instructions, Allocations}
 
 // Defaults of Options; the significance level is stats.DefaultAlpha, the one show uses too.
 const (
 	DefaultMinEffect             = 0.10
 	DefaultInstructionsThreshold = 0.01
+	// DefaultAllocationsThreshold: the same binary counts the same allocations in every process, so any growth is
+	// the program's.
+	DefaultAllocationsThreshold = 0
 )
 
 // Options are the gate's thresholds, from the config's [gate] section.
@@ -36,14 +45,16 @@ type Options struct {
 	Alpha                 float64
 	MinEffect             float64
 	InstructionsThreshold float64
-	Cases                 map[string]config.GateCase
-	Guards                []config.Guard
+	// AllocationsThreshold is the least growth in allocations per op that counts, absolute (0: any growth).
+	AllocationsThreshold float64
+	Cases                map[string]config.GateCase
+	Guards               []config.Guard
 }
 
 // OptionsFrom fills the defaults in where the config leaves a setting out.
 func OptionsFrom(g config.Gate) Options {
 	o := Options{Metric: g.Metric, Alpha: g.Alpha, MinEffect: g.MinEffect, InstructionsThreshold: g.InstructionsThreshold,
-		Cases: g.Cases, Guards: g.Guards}
+		AllocationsThreshold: g.AllocationsThreshold, Cases: g.Cases, Guards: g.Guards}
 	if o.Metric == "" {
 		o.Metric = Time
 	}
@@ -72,6 +83,9 @@ func (o Options) Check() error {
 	if err := stats.CheckEffect(o.InstructionsThreshold); err != nil {
 		return fmt.Errorf("gate: instructions threshold %v: %w", o.InstructionsThreshold, err)
 	}
+	if err := stats.CheckEffect(o.AllocationsThreshold); err != nil {
+		return fmt.Errorf("gate: allocations threshold %v: %w", o.AllocationsThreshold, err)
+	}
 	for _, name := range slices.Sorted(maps.Keys(o.Cases)) {
 		c := o.Cases[name]
 		if err := stats.CheckEffect(c.MinEffect); err != nil {
@@ -80,6 +94,9 @@ func (o Options) Check() error {
 		if err := stats.CheckEffect(c.InstructionsThreshold); err != nil {
 			return fmt.Errorf("gate: instructions threshold of %s %v: %w", name, c.InstructionsThreshold, err)
 		}
+		if err := stats.CheckEffect(c.AllocationsThreshold); err != nil {
+			return fmt.Errorf("gate: allocations threshold of %s %v: %w", name, c.AllocationsThreshold, err)
+		}
 	}
 	return nil
 }
@@ -87,6 +104,12 @@ func (o Options) Check() error {
 // threshold is the least relative change that counts for name under the metric.
 func (o Options) threshold(name string) float64 {
 	c := o.Cases[name]
+	if o.Metric == Allocations {
+		if c.AllocationsThreshold > 0 {
+			return c.AllocationsThreshold
+		}
+		return o.AllocationsThreshold
+	}
 	if o.Metric == Instructions {
 		if c.InstructionsThreshold > 0 {
 			return c.InstructionsThreshold
@@ -114,7 +137,8 @@ const (
 )
 
 // CaseResult is one case's comparison. Baseline and Current are the case's ratio to ref_js_loop: the ratio of medians
-// for time, of instructions per op for instructions.
+// for time, of instructions per op for instructions; for allocations they are allocations per op, and Change is
+// Current - Baseline.
 type CaseResult struct {
 	Case     string   `json:"case"`
 	Verdict  Verdict  `json:"verdict"`
@@ -202,9 +226,12 @@ func Compare(base, cur *artifact.Artifact, baseFile, curFile string, o Options) 
 	}
 	r := &Result{Label: cur.Label(), Baseline: baseFile, Current: curFile, Metric: o.Metric, Cases: []CaseResult{},
 		Guards: []GuardResult{}, Notes: []string{}}
-	if o.Metric == Time {
+	switch o.Metric {
+	case Time:
 		r.Alpha, r.Threshold = o.Alpha, o.MinEffect
-	} else {
+	case Allocations:
+		r.Threshold = o.AllocationsThreshold
+	default:
 		r.Threshold = o.InstructionsThreshold
 	}
 	for _, side := range []struct {
@@ -217,6 +244,11 @@ func Compare(base, cur *artifact.Artifact, baseFile, curFile string, o Options) 
 	}
 	if o.Metric == Instructions {
 		if err := comparableCounts(base, cur, baseFile, curFile); err != nil {
+			return nil, err
+		}
+	}
+	if o.Metric == Allocations {
+		if err := haveAllocations(base, cur, baseFile, curFile); err != nil {
 			return nil, err
 		}
 	}
@@ -313,8 +345,11 @@ func compareCase(base, cur *artifact.Artifact, name string, o Options) CaseResul
 	if !ok {
 		return res
 	}
-	if o.Metric == Instructions {
+	switch o.Metric {
+	case Instructions:
 		return compareInstructions(base, cur, b, c, res)
+	case Allocations:
+		return compareAllocations(b, c, res)
 	}
 	var nb, nc []float64
 	nb, res.Baseline = gateValues(base, b)
@@ -368,6 +403,45 @@ func compareInstructions(base, cur *artifact.Artifact, b, c *artifact.Case, res 
 		if res.Change < 0 {
 			res.Verdict = Improved
 		}
+	}
+	return res
+}
+
+// haveAllocations refuses artifacts without memory counts: the allocation gate would find nothing to compare.
+func haveAllocations(base, cur *artifact.Artifact, baseFile, curFile string) error {
+	for _, side := range []struct {
+		a    *artifact.Artifact
+		file string
+	}{{base, baseFile}, {cur, curFile}} {
+		if !slices.ContainsFunc(side.a.Cases, func(c artifact.Case) bool { return allocsPerOp(&c) != nil }) {
+			return fmt.Errorf("%s: no allocation counts (cases[].memory.allocs_per_op): measure with a program that prints memory records (docs/protocol.md)", side.file)
+		}
+	}
+	return nil
+}
+
+func allocsPerOp(c *artifact.Case) *float64 {
+	if c.Memory == nil {
+		return nil
+	}
+	return c.Memory.AllocsPerOp
+}
+
+// compareAllocations compares allocations per op, which repeat exactly for the same binary: any growth over the
+// threshold (absolute, in allocations per op) regresses, with no test.
+func compareAllocations(b, c *artifact.Case, res CaseResult) CaseResult {
+	nb, nc := allocsPerOp(b), allocsPerOp(c)
+	if nb == nil || nc == nil {
+		res.Verdict, res.Note = Missing, "no allocation count in both"
+		return res
+	}
+	res.Baseline, res.Current, res.Change = *nb, *nc, *nc-*nb
+	res.Verdict = Same
+	switch {
+	case res.Change > res.Threshold:
+		res.Verdict = Regressed
+	case res.Change < -res.Threshold:
+		res.Verdict = Improved
 	}
 	return res
 }

@@ -74,6 +74,9 @@ func (res *Result) how() string {
 	if res.Metric == Time {
 		return fmt.Sprintf("median over %s, U test alpha %g, min effect %s", cases.RefCase, res.Alpha, percent(res.Threshold))
 	}
+	if res.Metric == Allocations {
+		return fmt.Sprintf("allocations per op, engine and host, threshold +%g per op", res.Threshold)
+	}
 	return fmt.Sprintf("instructions per op over %s's, threshold %s", cases.RefCase, percent(res.Threshold))
 }
 
@@ -84,7 +87,11 @@ func (res *Result) header() []string {
 		}
 		return ""
 	}
-	return []string{"case", "baseline ×ref" + mark(res.BaselineEmulated), "current ×ref" + mark(res.CurrentEmulated),
+	unit := "×ref"
+	if res.Metric == Allocations {
+		unit = "allocs/op"
+	}
+	return []string{"case", "baseline " + unit + mark(res.BaselineEmulated), "current " + unit + mark(res.CurrentEmulated),
 		"change", "p", "min", "verdict"}
 }
 
@@ -104,7 +111,13 @@ func (res *Result) rows() [][]string {
 	var rows [][]string
 	for _, c := range res.Cases {
 		row := []string{c.Case, "", "", "", "", percent(c.Threshold), verdictText(c)}
-		if c.Baseline > 0 {
+		switch {
+		case res.Metric == Allocations:
+			row[5] = fmt.Sprintf("+%g", c.Threshold)
+			if c.Verdict == Same || c.Verdict == Improved || c.Verdict == Regressed {
+				row[1], row[2], row[3] = ratio(c.Baseline), ratio(c.Current), fmt.Sprintf("%+.4g", c.Change)
+			}
+		case c.Baseline > 0:
 			row[1], row[2], row[3] = ratio(c.Baseline), ratio(c.Current), signedPercent(c.Change)
 		}
 		if c.P != nil {

@@ -11,9 +11,10 @@ import (
 // renderBenchstat writes every sample in the Go benchmark format, which golang.org/x/perf/cmd/benchstat reads: one
 // block per artifact, opened by an "artifact: LABEL" configuration line, then one line per sample,
 //
-//	BenchmarkCase/script_to_host_scalar  11864  1250.3 ns/op  19041 instr/op
+//	BenchmarkCase/script_to_host_scalar  11864  1250.3 ns/op  19041 instr/op  1050 B/op  24 allocs/op
 //
-// (instr/op where the artifact has callgrind counts). `benchstat -col artifact FILE` puts the artifacts side by side;
+// (instr/op where the artifact has callgrind counts; B/op and allocs/op, as Go's -benchmem names them, where it has
+// memory counts: the same value on every sample line, since the memory pass counts once per process). `benchstat -col artifact FILE` puts the artifacts side by side;
 // a file per artifact compares with plain `benchstat a.txt b.txt`.
 func renderBenchstat(w io.Writer, t *Table) error {
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -45,6 +46,12 @@ func renderBenchstat(w io.Writer, t *Table) error {
 				line := fmt.Sprintf("BenchmarkCase/%s %d %s ns/op", r.Case, max(c.Iterations, 1), num(ns))
 				if c.InstructionsPerOp != nil {
 					line += " " + num(*c.InstructionsPerOp) + " instr/op"
+				}
+				if c.BytesPerOp != nil {
+					line += " " + num(*c.BytesPerOp) + " B/op"
+				}
+				if c.AllocsPerOp != nil {
+					line += " " + num(*c.AllocsPerOp) + " allocs/op"
 				}
 				fmt.Fprintln(w, line)
 			}

@@ -46,6 +46,9 @@ func (t *Table) header() []string {
 		if t.hasInstructions() {
 			h = append(h, "instr/op")
 		}
+		if t.hasMemory() {
+			h = append(h, "allocs/op", "bytes/op")
+		}
 		if i > 0 {
 			vs := "vs " + t.Columns[0].Label
 			if c.VsFirst == ByRatio {
@@ -69,6 +72,18 @@ func (t *Table) hasInstructions() bool {
 	return false
 }
 
+// hasMemory reports whether an artifact has memory counts: then text and markdown show allocs/op and bytes/op.
+func (t *Table) hasMemory() bool {
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if c.AllocsPerOp != nil || c.BytesPerOp != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // cells renders one row's cells as the strings text and markdown show.
 func (t *Table) cells(r Row) []string {
 	out := []string{r.Case}
@@ -83,6 +98,9 @@ func (t *Table) cells(r Row) []string {
 		}
 		if t.hasInstructions() {
 			out = append(out, count(c.InstructionsPerOp))
+		}
+		if t.hasMemory() {
+			out = append(out, perOp(c.AllocsPerOp), perOp(c.BytesPerOp))
 		}
 		if i > 0 {
 			vs, p := comparison(c)
@@ -120,6 +138,18 @@ func count(v *float64) string {
 		return "-"
 	}
 	return thousands(*v)
+}
+
+// perOp prints a count per op: whole numbers as they are (0, 21, 1,216), others with one decimal (21.7); "-" when
+// absent.
+func perOp(v *float64) string {
+	switch {
+	case v == nil:
+		return "-"
+	case *v == math.Trunc(*v) || *v >= 10:
+		return thousands(math.Round(*v))
+	}
+	return strconv.FormatFloat(*v, 'f', 1, 64)
 }
 
 // comparison shows the ratio to the first column, or "~" when the U test finds no significant difference; p is "-"

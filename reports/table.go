@@ -72,6 +72,9 @@ type Cell struct {
 	Iterations int64     `json:"-"`
 	// InstructionsPerOp is the callgrind count, when the artifact has one.
 	InstructionsPerOp *float64 `json:"instructions_per_op,omitempty"`
+	// AllocsPerOp and BytesPerOp are what one op allocates, engine and host together, when the artifact has them.
+	AllocsPerOp *float64 `json:"allocs_per_op,omitempty"`
+	BytesPerOp  *float64 `json:"bytes_per_op,omitempty"`
 }
 
 // How a column compares with the first.
@@ -239,6 +242,9 @@ func cellFor(a *artifact.Artifact, name string) Cell {
 		SamplesNs: c.SamplesNs, Iterations: c.Iterations, InstructionsPerOp: c.InstructionsPerOp}
 	if cell.HasInterval() {
 		cell.CILowNs, cell.CIHighNs = c.CILowNs, c.CIHighNs
+	}
+	if m := c.Memory; m != nil {
+		cell.AllocsPerOp, cell.BytesPerOp = m.AllocsPerOp, m.BytesPerOp
 	}
 	return cell
 }

@@ -45,7 +45,8 @@ func newGateCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: `gate compares each case's ratio to ref_js_loop in CURRENT with BASELINE. With --metric time (the default) a
 case regresses only when the change is significant (Mann-Whitney U on the ref-normalised samples) and larger
 than the minimum effect; with --metric instructions (artifacts measured with --metric instructions) when its
-instructions per op, over ref_js_loop's, grew by more than the threshold. The config's [gate] section sets the
+instructions per op, over ref_js_loop's, grew by more than the threshold; with --metric allocations when its
+allocations per op (the memory pass's exact counts) grew by more than gate.allocations_threshold (default 0). The config's [gate] section sets the
 thresholds, per-case overrides and absolute guards (docs/gate.md).
 
 Exit status: 0 when nothing regressed, 3 on a regression, 1 on an error.`,
@@ -59,7 +60,7 @@ Exit status: 0 when nothing regressed, 3 on a regression, 1 on an error.`,
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(gate.Formats, ", "))
 	f.BoolVar(&o.confirm, "confirm", false, "rerun the flagged cases on the current artifact's target before failing; fail only when the rerun regresses too")
-	f.StringVar(&o.metric, "metric", "", "time or instructions (default: the config's gate.metric, else time)")
+	f.StringVar(&o.metric, "metric", "", "time, instructions or allocations (default: the config's gate.metric, else time)")
 	f.Float64Var(&o.alpha, "alpha", 0, fmt.Sprintf("significance level of the U test, strictly between 0 and 1 (default: the config's, else %v)", stats.DefaultAlpha))
 	f.Float64Var(&o.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
 	f.StringVar(&o.configFile, "config", "", "config file (default ./"+config.DefaultFile+" when it exists)")
@@ -87,8 +88,8 @@ func gateRun(ctx context.Context, cmd *cobra.Command, o *gateOptions, basePath, 
 	if cmd.Flags().Changed("metric") {
 		opts.Metric = o.metric
 	}
-	if opts.Metric != gate.Time && opts.Metric != gate.Instructions {
-		return fmt.Errorf("--metric %q: want time or instructions", opts.Metric)
+	if !slices.Contains(gate.Metrics, opts.Metric) {
+		return fmt.Errorf("--metric %q: want time, instructions or allocations", opts.Metric)
 	}
 	baselines, err := gate.Load(basePath)
 	if err != nil {
@@ -132,8 +133,9 @@ func gateRun(ctx context.Context, cmd *cobra.Command, o *gateOptions, basePath, 
 // session of both programs, their processes alternating, judged by the paired test; otherwise the current program
 // reruns alone and is compared with the baseline as before.
 func confirmResult(ctx context.Context, o *gateOptions, cfg *config.Config, res *gate.Result, p gate.Pair, opts gate.Options) error {
-	if opts.Metric == gate.Instructions {
-		res.Notes = append(res.Notes, "--confirm: instruction counts repeat exactly, there is nothing to rerun")
+	if opts.Metric != gate.Time {
+		what := map[string]string{gate.Instructions: "instruction", gate.Allocations: "allocation"}[opts.Metric]
+		res.Notes = append(res.Notes, "--confirm: "+what+" counts repeat exactly, there is nothing to rerun")
 		return nil
 	}
 	base, cur := p.Baseline.Artifact, p.Current.Artifact
