@@ -47,6 +47,8 @@ func TestParseGateErrors(t *testing.T) {
 		{"instructions threshold nan", "[gate]\ninstructions_threshold = -nan\n", "gate.instructions_threshold is NaN"},
 		{"case min effect inf", "[gate.cases.callback]\nmin_effect = inf\n", "gate.cases.callback.min_effect is +Inf"},
 		{"case instructions nan", "[gate.cases.callback]\ninstructions_threshold = nan\n", "gate.cases.callback.instructions_threshold is NaN"},
+		{"allocations threshold negative", "[gate]\nmetric = \"allocations\"\nallocations_threshold = -1\n", "gate.allocations_threshold is -1"},
+		{"case allocations inf", "[gate.cases.callback]\nallocations_threshold = inf\n", "gate.cases.callback.allocations_threshold is +Inf"},
 		{"guard inf", "[[gate.guards]]\ncase = \"callback\"\nmax_ratio_to_ref = inf\n", "gate.guards[0] (callback): max_ratio_to_ref is +Inf"},
 		{"unknown case", "[gate.cases.scalar]\nmin_effect = 0.2\n", "gate.cases.scalar: unknown case"},
 		{"guard without bound", "[[gate.guards]]\ncase = \"callback\"\n", "gate.guards[0] (callback): max_ratio_to_ref"},
