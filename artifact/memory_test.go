@@ -43,11 +43,7 @@ func TestMemoryFromProcesses(t *testing.T) {
 }
 
 func TestValidateMemory(t *testing.T) {
-	tests := []struct {
-		name   string
-		change func(a *Artifact)
-		want   string
-	}{
+	checkValidate(t, withMemory, []validateCase{
 		{"valid", func(*Artifact) {}, ""},
 		{"no memory at all", func(a *Artifact) {
 			a.Cases[1].Memory = nil
@@ -67,20 +63,7 @@ func TestValidateMemory(t *testing.T) {
 			`field "memory.heap_bytes" is missing, but processes[].memory give 70000`},
 		{"negative peak rss", func(a *Artifact) { a.Processes[1].PeakRSSBytes = -4 },
 			`processes[1]: field "peak_rss_bytes" is -4, want a non-negative size`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a := withMemory()
-			tt.change(a)
-			err := a.Validate()
-			switch {
-			case tt.want == "" && err != nil:
-				t.Fatalf("want no error, got %v", err)
-			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-				t.Fatalf("error %v, want it to contain %q", err, tt.want)
-			}
-		})
-	}
+	})
 }
 
 // Memory survives a write and a read; an artifact written before the fields loads without them.

@@ -26,11 +26,7 @@ func two() *Artifact {
 }
 
 func TestValidateNumbers(t *testing.T) {
-	tests := []struct {
-		name   string
-		change func(a *Artifact)
-		want   string
-	}{
+	tests := []validateCase{
 		{"valid", func(*Artifact) {}, ""},
 		{"ref instructions 0", func(a *Artifact) { *a.Cases[0].InstructionsPerOp = 0 },
 			`cases[0] (ref_js_loop): field "instructions_per_op" is 0, want a positive count`},
@@ -67,9 +63,22 @@ func TestValidateNumbers(t *testing.T) {
 		{"zero crossings per ms", func(a *Artifact) { *a.Cases[1].CrossingsPerMs = 0 }, `field "crossings_per_ms" is 0`},
 		{"negative iterations", func(a *Artifact) { a.Cases[1].Iterations = -1 }, `field "iterations" is -1`},
 	}
+	checkValidate(t, two, tests)
+}
+
+// validateCase is a change to a valid artifact and the error Validate must then give ("" for none).
+type validateCase struct {
+	name   string
+	change func(a *Artifact)
+	want   string
+}
+
+// checkValidate applies each change to a fresh artifact and checks what Validate says.
+func checkValidate(t *testing.T, fresh func() *Artifact, tests []validateCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := two()
+			a := fresh()
 			tt.change(a)
 			err := a.Validate()
 			switch {
