@@ -232,10 +232,11 @@ static void *engine_malloc(JSMallocState *s, size_t size)
 
 static void engine_free(JSMallocState *s, void *p)
 {
-	engine_header *h = (engine_header *)p - 1;
+	engine_header *h;
 
 	if (!p)
 		return;
+	h = (engine_header *)p - 1;
 	s->malloc_count--;
 	s->malloc_size -= h->size + ENGINE_OVERHEAD;
 	free(h);
@@ -243,7 +244,7 @@ static void engine_free(JSMallocState *s, void *p)
 
 static void *engine_realloc(JSMallocState *s, void *p, size_t size)
 {
-	engine_header *h = (engine_header *)p - 1;
+	engine_header *h;
 	size_t old;
 
 	if (!p)
@@ -252,6 +253,7 @@ static void *engine_realloc(JSMallocState *s, void *p, size_t size)
 		engine_free(s, p);
 		return NULL;
 	}
+	h = (engine_header *)p - 1;
 	old = h->size;
 	if (s->malloc_size + size - old > s->malloc_limit)
 		return NULL;
