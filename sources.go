@@ -9,6 +9,7 @@ import "embed"
 // without cgo.
 //
 //go:embed floor/floor.c cases/c/harness.c cases/c/harness.h cases/c/case_table.h cases/c/cases.def
+//go:embed cases/c/itimer.c cases/c/itimer.h
 //go:embed cases/c/bridge.h cases/c/bridge.c cases/c/bridge_state.c cases/c/dyn.c cases/c/host_fns.c
 //go:embed cases/c/codec_json.c cases/c/codec_binary.c cases/c/codec_fast.c
 var CSources embed.FS
@@ -20,6 +21,8 @@ const (
 	HarnessHeader = "cases/c/harness.h"
 	CaseTable     = "cases/c/case_table.h"
 	CaseList      = "cases/c/cases.def"
+	Itimer        = "cases/c/itimer.c" // the in-process profiler, included by harness.c
+	ItimerHeader  = "cases/c/itimer.h"
 	BridgeHeader  = "cases/c/bridge.h"
 	Bridge        = "cases/c/bridge.c"
 	BridgeState   = "cases/c/bridge_state.c"
@@ -30,9 +33,9 @@ const (
 	CodecFast     = "cases/c/codec_fast.c"
 )
 
-// CommonSources are the files every reference program is built with: the harness, the case list and the shared
-// case table. A user's bridge gets them too.
-var CommonSources = []string{Harness, HarnessHeader, CaseTable, CaseList}
+// CommonSources are the files every reference program is built with: the harness (with the profiler it includes),
+// the case list and the shared case table. A user's bridge gets them too.
+var CommonSources = []string{Harness, HarnessHeader, CaseTable, CaseList, Itimer, ItimerHeader}
 
 // BridgeSources are the reference bridge's C files besides the harness: the bench program (bridge.c), the Dyn type,
 // the state, the typed host functions and every codec (a bridge binary holds them all). The conformance suite links

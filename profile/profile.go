@@ -24,6 +24,8 @@ type Options struct {
 	Tool    string // a name from Tools, or "" for the target's best
 	OutDir  string // local directory for the raw output and data file
 	Log     io.Writer
+	// Program is the program as built on this machine: itimer's samples are symbolised against it.
+	Program string
 }
 
 // Result is a finished profile.
@@ -38,17 +40,19 @@ var install = map[string]string{
 	"perf":       "install perf (Debian: apt-get install linux-perf)",
 	"strace":     "install strace (Debian: apt-get install strace)",
 	"callgrind":  "install valgrind (Debian: apt-get install valgrind)",
+	"itimer":     "itimer is in every program built with bench-bridge's harness",
 	"simpleperf": "simpleperf ships with Android 9 and later; on older devices push the NDK's simpleperf to the device's PATH",
 	"sample":     "sample ships with macOS",
 }
 
-// preference is the order Run tries profilers in when none is named: the sampling profiler of the platform first,
-// then a syscall count, which every Linux device can usually run.
+// preference is the order Run tries profilers in when none is named: the sampling profiler of the platform first;
+// then the programs' own (itimer), which needs no perf events and nothing on the device; then a syscall count, which
+// says nothing about user time but runs where a program without the harness cannot take --itimer.
 func preference(os string) []string {
 	if os == "Darwin" {
 		return []string{"sample"}
 	}
-	return []string{"simpleperf", "perf", "strace"}
+	return []string{"simpleperf", "perf", "itimer", "strace"}
 }
 
 // ParseSeconds reads the SECS argument.
@@ -81,22 +85,45 @@ func runWithin(ctx context.Context, t targets.Target, bound time.Duration, argv 
 }
 
 // Run profiles program (already on the device) running o.Case in its loop mode for o.Seconds, saves the raw output
-// as OutDir/profile-<target>-<case>.txt (and the data file beside it) and returns the summary.
+// as OutDir/profile-<target>-<case>.txt (and the data file beside it) and returns the summary. Without a tool named
+// it takes the device's in the platform's order, and when a sampling profiler cannot record there (no perf events
+// in the kernel, none allowed) it says why and goes on to the next: itimer, which needs nothing on the device.
 func Run(ctx context.Context, t targets.Target, program string, dev artifact.Device, o Options) (*Result, error) {
-	tool, err := choose(ctx, t, dev, o.Tool)
+	tools, err := choose(ctx, t, dev, o.Tool)
 	if err != nil {
 		return nil, err
 	}
+	for i, tool := range tools {
+		res, err := runTool(ctx, t, program, dev, o, tool)
+		if err == nil || i == len(tools)-1 || ctx.Err() != nil {
+			return res, err
+		}
+		fmt.Fprintf(o.Log, "%s: %s could not profile %s: %s\n", t.Name(), tool.Name, o.Case, strings.SplitN(err.Error(), "\n", 2)[0])
+		fmt.Fprintf(o.Log, "%s: trying %s\n", t.Name(), tools[i+1].Name)
+	}
+	return nil, fmt.Errorf("%s: no profiler to run", t.Name())
+}
+
+// runTool records the loop under one tool and summarises what it recorded.
+func runTool(ctx context.Context, t targets.Target, program string, dev artifact.Device, o Options, tool Tool) (*Result, error) {
 	data := path.Join(path.Dir(program), "profile-"+o.Case+"."+tool.Name)
 	argv := []string{program, "loop", o.Case, strconv.FormatFloat(o.Seconds, 'f', -1, 64)}
 	record := tool.Record(argv, data, tool.Name == "perf" && !hasHardwareCycles(ctx, t))
 	fmt.Fprintf(o.Log, "%s: profiling %s for %gs: %s\n", t.Name(), o.Case, o.Seconds, quoteArgs(record))
+	emulated := ""
 	if dev.Emulated {
+		emulated = dev.EmulatedReason
 		fmt.Fprintf(o.Log, "%s: warning: the run is emulated (%s): this profiles the emulator, not a device\n", t.Name(), dev.EmulatedReason)
+	}
+	if _, local := t.(*targets.Local); local && tool.InProcess {
+		os.Remove(data) // the local run directory is the program's cache: never read an earlier run's samples
 	}
 	var stdout, stderr bytes.Buffer
 	recordBound := time.Duration(o.Seconds*float64(time.Second)) + recordSlack
 	if err := runWithin(ctx, t, recordBound, record, &stdout, &stderr); err != nil {
+		if tool.InProcess && strings.Contains(stderr.String(), "usage:") {
+			return nil, fmt.Errorf("%s: %s: the program does not take --itimer: itimer profiles programs built with bench-bridge's harness (harness.c)", t.Name(), program)
+		}
 		return nil, fmt.Errorf("%s: %s on %s: %w\n%s%s", t.Name(), tool.Name, o.Case, err, stdout.String(), tail(stderr.String()))
 	}
 	base := filepath.Join(o.OutDir, "profile-"+t.Name()+"-"+o.Case)
@@ -104,8 +131,22 @@ func Run(ctx context.Context, t targets.Target, program string, dev artifact.Dev
 		return nil, err
 	}
 	res := &Result{Raw: base + ".txt"}
-	var text string
-	if tool.Report == nil {
+	var frames []Frame
+	switch {
+	case tool.InProcess:
+		res.Data = base + "." + tool.Name + ".data"
+		rep, err := collectInProcess(ctx, t, data, res.Data, o.Program, emulated)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range rep.warnings {
+			fmt.Fprintf(o.Log, "%s: warning: %s\n", t.Name(), w)
+		}
+		if err := artifact.WriteFileAtomic(res.Raw, rep.text); err != nil {
+			return nil, err
+		}
+		frames = rep.frames
+	case tool.Report == nil:
 		// The recorded file is the text.
 		if err := t.Pull(ctx, data, res.Raw); err != nil {
 			return nil, err
@@ -114,14 +155,13 @@ func Run(ctx context.Context, t targets.Target, program string, dev artifact.Dev
 		if err != nil {
 			return nil, err
 		}
-		text = string(b)
-	} else {
+		frames = tool.Parse(string(b))
+	default:
 		var report, rerr bytes.Buffer
 		cmd := tool.Report(data)
 		if err := runWithin(ctx, t, reportBound, cmd, &report, &rerr); err != nil {
 			return nil, fmt.Errorf("%s: %s: %w\n%s", t.Name(), quoteArgs(cmd), err, tail(rerr.String()))
 		}
-		text = report.String()
 		if err := artifact.WriteFileAtomic(res.Raw, report.Bytes()); err != nil {
 			return nil, err
 		}
@@ -129,38 +169,59 @@ func Run(ctx context.Context, t targets.Target, program string, dev artifact.Dev
 		if err := t.Pull(ctx, data, res.Data); err != nil {
 			return nil, err
 		}
+		frames = tool.Parse(report.String())
 	}
-	frames := tool.Parse(text)
 	if len(frames) == 0 {
 		return nil, fmt.Errorf("%s: %s recorded nothing that could be read (raw output in %s)", t.Name(), tool.Name, res.Raw)
 	}
 	res.Summary = Summarize(tool.Name, frames)
+	res.Summary.Emulated = emulated
 	return res, nil
 }
 
-// choose returns the named tool if the device has it, or the first the device has in the platform's preference.
-func choose(ctx context.Context, t targets.Target, dev artifact.Device, name string) (Tool, error) {
+// collectInProcess pulls the samples the program wrote and symbolises them against the program as built here.
+func collectInProcess(ctx context.Context, t targets.Target, remote, local, program, emulated string) (*itimerReport, error) {
+	if program == "" {
+		return nil, fmt.Errorf("%s: itimer needs the program as built on this machine to symbolise against", t.Name())
+	}
+	if err := t.Pull(ctx, remote, local); err != nil {
+		return nil, fmt.Errorf("%s: pulling the samples %s: %w", t.Name(), remote, err)
+	}
+	b, err := os.ReadFile(local)
+	if err != nil {
+		return nil, err
+	}
+	_, hostLibs := t.(*targets.Local)
+	return symbolizeItimer(local, b, program, hostLibs, emulated)
+}
+
+// choose returns the named tool if the device has it, or the tools the device has in the platform's preference.
+func choose(ctx context.Context, t targets.Target, dev artifact.Device, name string) ([]Tool, error) {
 	if name != "" {
 		tool, ok := Tools[name]
 		if !ok {
-			return Tool{}, fmt.Errorf("unknown profiler %q (have %s)", name, strings.Join(ToolNames(), ", "))
+			return nil, fmt.Errorf("unknown profiler %q (have %s)", name, strings.Join(ToolNames(), ", "))
 		}
-		if !has(ctx, t, command(tool)) {
-			return Tool{}, fmt.Errorf("%s: profiler %s is not on the device: %s", t.Name(), name, install[name])
+		if !tool.InProcess && !has(ctx, t, command(tool)) {
+			return nil, fmt.Errorf("%s: profiler %s is not on the device: %s", t.Name(), name, install[name])
 		}
-		return tool, nil
+		return []Tool{tool}, nil
 	}
 	prefs := preference(strings.Fields(dev.OS + " ")[0])
+	var tools []Tool
 	for _, n := range prefs {
-		if has(ctx, t, command(Tools[n])) {
-			return Tools[n], nil
+		if Tools[n].InProcess || has(ctx, t, command(Tools[n])) {
+			tools = append(tools, Tools[n])
 		}
+	}
+	if len(tools) > 0 {
+		return tools, nil
 	}
 	var hints []string
 	for _, n := range prefs {
 		hints = append(hints, n+": "+install[n])
 	}
-	return Tool{}, fmt.Errorf("%s: no profiler found on the device (tried %s)\n%s", t.Name(), strings.Join(prefs, ", "), strings.Join(hints, "\n"))
+	return nil, fmt.Errorf("%s: no profiler found on the device (tried %s)\n%s", t.Name(), strings.Join(prefs, ", "), strings.Join(hints, "\n"))
 }
 
 // command is the program a tool needs on the device.

@@ -17,6 +17,8 @@ type Summary struct {
 	Tool  string             `json:"tool"`
 	Top   []Frame            `json:"top"`
 	Parts map[string]float64 `json:"parts_percent"`
+	// Emulated is the run's emulated_reason when it ran under an emulator, whose profile it then is.
+	Emulated string `json:"emulated,omitempty"`
 }
 
 // TopN is how many functions a summary lists.
@@ -81,6 +83,9 @@ func Classify(f Frame) string {
 
 // Write prints the summary for a terminal.
 func (s Summary) Write(w io.Writer) {
+	if s.Emulated != "" {
+		fmt.Fprintf(w, "emulated (%s): this profiles the emulator, not a device\n", s.Emulated)
+	}
 	fmt.Fprintf(w, "top functions by self share (%s):\n", s.Tool)
 	for _, f := range s.Top {
 		fmt.Fprintf(w, "  %6.2f%%  %-40s %s\n", f.Self, f.Symbol, Classify(f))

@@ -31,6 +31,9 @@ type Tool struct {
 	Parse func(text string) []Frame
 	// Emulates is true for a tool whose timings are simulated (callgrind counts instructions instead).
 	CountsInstructions bool
+	// InProcess is true for the bench programs' own profiler (itimer): nothing to find on the device, and its
+	// samples are symbolised here against the program that was built.
+	InProcess bool
 }
 
 // Tools are the profilers bench-bridge knows, by name.
@@ -78,6 +81,7 @@ var Tools = map[string]Tool{
 		Parse:              parseCallgrind,
 		CountsInstructions: true,
 	},
+	"itimer": itimerTool,
 	"sample": {
 		Name: "sample",
 		// sample attaches to a running process; the wrapper starts the program and samples it for its lifetime.

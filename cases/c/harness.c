@@ -13,6 +13,8 @@
 
 #include <sys/resource.h>
 
+#include "itimer.c" /* the profiler of `loop --itimer`, in the harness so that every program that links it has it */
+
 /* ==== Timing ==== */
 
 uint64_t bb_now_ns(void)
@@ -625,7 +627,7 @@ static int usage(void)
 	fprintf(stderr, "usage: %s list\n"
 			"       %s run [--min-time-ns N] [--samples N] [--warmup-ns N] [--ops N] [--ref CASE]\n"
 			"           [--slowdown SHARE | --slowdown-steps N] [CASE ...]\n"
-			"       %s loop CASE SECONDS\n",
+			"       %s loop CASE SECONDS [--itimer FILE]\n",
 		bb_program, bb_program, bb_program);
 	return 2;
 }
@@ -766,7 +768,8 @@ static int cmd_run(int argc, char **argv)
 	return 0;
 }
 
-/* cmd_loop runs a case in chunks of about 10 ms until SECONDS have passed, for a profiler. */
+/* cmd_loop runs a case in chunks of about 10 ms until SECONDS have passed, for a profiler; --itimer FILE samples
+ * the loop itself (itimer.h). */
 static int cmd_loop(int argc, char **argv)
 {
 	const uint64_t chunk_ns = 10000000u;
@@ -776,7 +779,7 @@ static int cmd_loop(int argc, char **argv)
 	char *end;
 	void *state;
 
-	if (argc != 2)
+	if (argc != 2 && !(argc == 4 && strcmp(argv[2], "--itimer") == 0))
 		return usage();
 	c = find_case(argv[0]);
 	if (!c) {
@@ -795,6 +798,8 @@ static int cmd_loop(int argc, char **argv)
 		print_error(c->name, error_msg);
 		return 1;
 	}
+	if (argc == 4 && bb_itimer_start(argv[3]) < 0)
+		return 1;
 	start = bb_now_ns();
 	while (elapsed < limit_ns) {
 		if (timed_run(c, state, n, &ns, &ops) < 0) {
@@ -807,6 +812,8 @@ static int cmd_loop(int argc, char **argv)
 			n = next_units(n, ns, chunk_ns);
 		elapsed = bb_now_ns() - start;
 	}
+	if (argc == 4 && bb_itimer_stop() < 0)
+		return 1;
 	c->teardown(state);
 	printf("loop %s %" PRIu64 " %" PRIu64 "\n", c->name, total_ops, elapsed);
 	fflush(stdout);

@@ -26,10 +26,13 @@ for SECS seconds (default 5) under the target's profiler, saves the raw output a
 out/profile-<target>-<case>.txt (and the profiler's data file beside it), and prints the top
 functions by self share and the share of each part: number text, allocation, the boundary, the interpreter, the
 kernel. Profilers: perf, strace, callgrind (linux), sample (mac), simpleperf or strace (android), perf or strace
-(ssh targets).`,
+(ssh targets), and on every Linux or Android target itimer: the bench program's own sampler (SIGPROF and
+frame-pointer stacks), symbolised here, for kernels without perf events, qemu and boards without perf. Without
+--tool the target's sampling profiler is tried first and itimer where it cannot record.`,
 		Example: `  bench-bridge profile linux script_to_host_scalar 5
   bench-bridge profile linux script_to_host_object 3 --tool callgrind
-  bench-bridge profile linux callback --program floor`,
+  bench-bridge profile linux callback --program floor
+  bench-bridge profile webos script_to_host_scalar --tool itimer --host root@touchpad`,
 		Args: cobra.RangeArgs(2, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name, caseName := args[0], args[1]
@@ -76,7 +79,7 @@ kernel. Profilers: perf, strace, callgrind (linux), sample (mac), simpleperf or 
 			if err != nil {
 				return err
 			}
-			res, err := profile.Run(cmd.Context(), t, remote, dev, profile.Options{Case: caseName, Seconds: secs, Tool: tool, OutDir: outDir, Log: stderr})
+			res, err := profile.Run(cmd.Context(), t, remote, dev, profile.Options{Case: caseName, Seconds: secs, Tool: tool, OutDir: outDir, Log: stderr, Program: prog.Path})
 			if err != nil {
 				return err
 			}

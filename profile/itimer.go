@@ -1,0 +1,210 @@
+package profile
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+)
+
+// itimerTool is the in-process profiler of the bench programs (cases/c/itimer.c): SIGPROF from ITIMER_PROF and
+// frame-pointer stacks, for devices where perf events do not exist. It needs nothing on the device but the program;
+// the host symbolises the samples against the program it built.
+var itimerTool = Tool{
+	Name: "itimer",
+	Record: func(argv []string, data string, _ bool) []string {
+		return append(append([]string{}, argv...), "--itimer", data)
+	},
+	InProcess: true,
+}
+
+// symbolizer places a sample's addresses in the objects they belong to: the program that was built (through the
+// anchor, which undoes PIE and ASLR) and, when the device is this machine, the shared libraries it mapped.
+type symbolizer struct {
+	prog     *elfSymbols
+	progPath string // the program's path on the device, as its mappings name it
+	bias     uint64
+	arm      bool
+	maps     []itimerMap
+	hostLibs bool
+	libs     map[string]*elfSymbols
+}
+
+// anchorSymbol is the function whose runtime address the profile records.
+const anchorSymbol = "bb_itimer_start"
+
+func newSymbolizer(f *itimerFile, program string, hostLibs bool) (*symbolizer, error) {
+	prog, err := openSymbols(program)
+	if err != nil {
+		return nil, fmt.Errorf("symbolising against %s: %w", program, err)
+	}
+	at, ok := prog.symbolValue(anchorSymbol)
+	if !ok {
+		return nil, fmt.Errorf("symbolising against %s: it has no %s: not the program that wrote the profile", program, anchorSymbol)
+	}
+	z := &symbolizer{prog: prog, arm: strings.HasPrefix(f.Arch, "arm"), maps: f.Maps, hostLibs: hostLibs, libs: map[string]*elfSymbols{}}
+	anchor := f.Anchor
+	if z.arm {
+		anchor &^= 1
+	}
+	z.bias = anchor - at
+	if m := z.mapOf(anchor); m != nil {
+		z.progPath = m.Path
+	}
+	return z, nil
+}
+
+func (z *symbolizer) mapOf(pc uint64) *itimerMap {
+	for i := range z.maps {
+		if m := &z.maps[i]; pc >= m.Start && pc < m.End {
+			return m
+		}
+	}
+	return nil
+}
+
+// place returns the object that holds pc and pc as that object's virtual address; obj is nil for an address in
+// something that cannot be read here, and label then names it.
+func (z *symbolizer) place(pc uint64) (obj *elfSymbols, vaddr uint64, label string) {
+	m := z.mapOf(pc)
+	if m == nil && len(z.maps) > 0 {
+		return nil, 0, "[unknown]"
+	}
+	if m == nil || m.Path == z.progPath {
+		return z.prog, pc - z.bias, "[" + path.Base(z.prog.path) + "]"
+	}
+	label = "[" + path.Base(m.Path) + "]"
+	if !z.hostLibs || !strings.HasPrefix(m.Path, "/") {
+		return nil, 0, label
+	}
+	lib, seen := z.libs[m.Path]
+	if !seen {
+		lib, _ = openSymbols(m.Path)
+		z.libs[m.Path] = lib
+	}
+	if lib == nil {
+		return nil, 0, label
+	}
+	v, ok := lib.vaddr(pc - m.Start + m.Offset)
+	if !ok {
+		return nil, 0, label
+	}
+	return lib, v, label
+}
+
+// name returns the function at pc; a return address (ret) is looked up one byte back, inside its call.
+func (z *symbolizer) name(pc uint64, ret bool) (string, *elfSymbols, uint64) {
+	if z.arm {
+		pc &^= 1
+	}
+	if ret && pc > 0 {
+		pc--
+	}
+	obj, v, label := z.place(pc)
+	if obj == nil {
+		return label, nil, 0
+	}
+	if n := obj.lookup(v); n != "" {
+		return n, obj, v
+	}
+	return label, nil, 0
+}
+
+// itimerReport is a symbolised profile: frames by self share, and the text saved as the raw output.
+type itimerReport struct {
+	frames   []Frame
+	text     []byte
+	warnings []string
+}
+
+// symbolizeItimer reads an itimer file and symbolises it against program (the binary as built on this machine).
+// hostLibs says the device is this machine, so that the shared libraries it mapped can be read here. emulated is
+// the run's emulated_reason, or "".
+func symbolizeItimer(name string, data []byte, program string, hostLibs bool, emulated string) (*itimerReport, error) {
+	f, err := parseItimerFile(name, data)
+	if err != nil {
+		return nil, err
+	}
+	z, err := newSymbolizer(f, program, hostLibs)
+	if err != nil {
+		return nil, err
+	}
+	self := map[string]uint64{}
+	hot := map[string]map[uint64]uint64{} // per function, samples per pc: its hottest line
+	where := map[string]*elfSymbols{}
+	folded := map[string]uint64{}
+	var total uint64
+	for _, s := range f.Stacks {
+		names := make([]string, len(s.PCs))
+		for i, pc := range s.PCs {
+			n, obj, v := z.name(pc, i > 0)
+			names[len(names)-1-i] = n
+			if i == 0 && obj != nil {
+				if hot[n] == nil {
+					hot[n] = map[uint64]uint64{}
+				}
+				hot[n][v] += s.Count
+				where[n] = obj
+			}
+		}
+		self[names[len(names)-1]] += s.Count
+		folded[strings.Join(names, ";")] += s.Count
+		total += s.Count
+	}
+	if total == 0 {
+		return nil, fmt.Errorf("%s: no samples: the loop used no CPU time the timer saw", name)
+	}
+	rep := &itimerReport{}
+	for n, c := range self {
+		rep.frames = append(rep.frames, Frame{Symbol: n, Self: 100 * float64(c) / float64(total)})
+	}
+	sort.SliceStable(rep.frames, func(i, j int) bool {
+		a, b := rep.frames[i], rep.frames[j]
+		return a.Self > b.Self || a.Self == b.Self && a.Symbol < b.Symbol
+	})
+	if f.Dropped > 0 {
+		rep.warnings = append(rep.warnings, fmt.Sprintf("%d samples were dropped: the program's buffer was full; profile for fewer seconds", f.Dropped))
+	}
+	var b bytes.Buffer
+	cpu := float64(f.CPUNs) / 1e9
+	fmt.Fprintf(&b, "# bench-bridge itimer profile: %d samples over %.2fs of CPU time", total, cpu)
+	if cpu > 0 {
+		fmt.Fprintf(&b, " (%.0f per second; asked for one every %dus)", float64(total)/cpu, f.IntervalUS)
+	}
+	fmt.Fprintf(&b, ", %d dropped\n# program: %s (%s; stacks from frame pointers)\n", f.Dropped, program, f.Arch)
+	if emulated != "" {
+		fmt.Fprintf(&b, "# emulated: %s: this profiles the emulator, not a device\n", emulated)
+	}
+	fmt.Fprintf(&b, "#\n# %7s %8s  %-40s %s\n", "self", "samples", "function", "hottest line")
+	for _, fr := range rep.frames {
+		fmt.Fprintf(&b, "  %6.2f%% %8d  %-40s %s\n", fr.Self, self[fr.Symbol], fr.Symbol, hottestLine(hot[fr.Symbol], where[fr.Symbol]))
+	}
+	fmt.Fprintf(&b, "#\n# stacks, folded: outermost first, sampled function last, then the samples (flamegraph.pl reads them)\n")
+	keys := make([]string, 0, len(folded))
+	for k := range folded {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return folded[keys[i]] > folded[keys[j]] || folded[keys[i]] == folded[keys[j]] && keys[i] < keys[j]
+	})
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s %d\n", k, folded[k])
+	}
+	rep.text = b.Bytes()
+	return rep, nil
+}
+
+// hottestLine is the source line of the pc sampled most often in a function, when its object has line tables.
+func hottestLine(pcs map[uint64]uint64, obj *elfSymbols) string {
+	if obj == nil || obj.dw == nil {
+		return ""
+	}
+	var best, n uint64
+	for pc, c := range pcs {
+		if c > n || c == n && pc < best {
+			best, n = pc, c
+		}
+	}
+	return obj.line(best)
+}
