@@ -74,7 +74,10 @@ func (z *symbolizer) place(pc uint64) (obj *elfSymbols, vaddr uint64, label stri
 	if m == nil || m.Path == z.progPath {
 		return z.prog, pc - z.bias, "[" + path.Base(z.prog.path) + "]"
 	}
-	label = "[" + path.Base(m.Path) + "]"
+	label = "[anonymous]" // code the process made itself, or an emulator's
+	if m.Path != "" {
+		label = "[" + path.Base(m.Path) + "]"
+	}
 	if !z.hostLibs || !strings.HasPrefix(m.Path, "/") {
 		return nil, 0, label
 	}
@@ -172,7 +175,12 @@ func symbolizeItimer(name string, data []byte, program string, hostLibs bool, em
 	if cpu > 0 {
 		fmt.Fprintf(&b, " (%.0f per second; asked for one every %dus)", float64(total)/cpu, f.IntervalUS)
 	}
-	fmt.Fprintf(&b, ", %d dropped\n# program: %s (%s; stacks from frame pointers)\n", f.Dropped, program, f.Arch)
+	stacks := "stacks from frame pointers"
+	if f.Unwind == "pc" {
+		stacks = "the sampled pc alone: gcc's Thumb frame pointer does not chain"
+		rep.warnings = append(rep.warnings, "the program samples its pc alone ("+f.Arch+": gcc's Thumb frame pointer does not chain): self shares, no callers")
+	}
+	fmt.Fprintf(&b, ", %d dropped\n# program: %s (%s; %s)\n", f.Dropped, program, f.Arch, stacks)
 	if emulated != "" {
 		fmt.Fprintf(&b, "# emulated: %s: this profiles the emulator, not a device\n", emulated)
 	}

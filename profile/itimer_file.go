@@ -12,6 +12,7 @@ import (
 // runtime address of bb_itimer_start (the anchor that undoes PIE and ASLR) and the process's executable mappings.
 type itimerFile struct {
 	Arch       string // x86_64, i386, aarch64, arm, arm-thumb
+	Unwind     string // fp: stacks from frame pointers; pc: the sampled pc alone
 	IntervalUS int
 	Anchor     uint64
 	Samples    uint64
@@ -57,6 +58,8 @@ func parseItimerFile(name string, data []byte) (*itimerFile, error) {
 		case "arch":
 			f.Arch = strings.Join(args, " ")
 		case "word":
+		case "unwind":
+			f.Unwind = strings.Join(args, " ")
 		case "interval_us":
 			var v uint64
 			v, err = decimal(args)

@@ -63,11 +63,14 @@ func TestProfilersNameTheBoundaryAndQuickJS(t *testing.T) {
 		{"perf", "perf", "apt-get install linux-perf", 1, []string{"boundary", "interpreter", "number text", "allocation"}},
 		{"callgrind", "valgrind", "apt-get install valgrind", 0.5, []string{"boundary", "interpreter", "number text", "allocation"}},
 		{"strace", "strace", "apt-get install strace", 0.5, []string{"kernel"}},
+		{"itimer", "", "", 2, []string{"boundary", "interpreter", "number text", "allocation"}},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
-			testenv.Require(t, tc.command, tc.install)
+			if tc.command != "" {
+				testenv.Require(t, tc.command, tc.install)
+			}
 			out := t.TempDir()
-			res, err := Run(context.Background(), target, bin, dev, Options{Case: "script_to_host_scalar", Seconds: tc.secs, Tool: tc.tool, OutDir: out, Log: io.Discard})
+			res, err := Run(context.Background(), target, bin, dev, Options{Case: "script_to_host_scalar", Seconds: tc.secs, Tool: tc.tool, OutDir: out, Log: io.Discard, Program: bin})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,9 +12,12 @@
  * Frame records, as the compilers of build/toolchain.go emit them:
  *   x86_64, i386: [fp] = caller's fp, [fp + 1 word] = return address (push rbp; mov rbp, rsp)
  *   aarch64:      [x29] = caller's x29, [x29 + 8] = lr (stp x29, x30, [sp, -N]!; mov x29, sp)
- *   arm, Thumb (armhf gcc and clang): r7 is the frame pointer, [r7] = caller's r7, [r7 + 4] = lr (push {.., r7, lr})
  *   arm, ARM mode gcc (armel, webos): r11 points at the saved lr, [r11] = lr, [r11 - 4] = caller's r11
  *   arm, ARM mode clang: [r11] = caller's r11, [r11 + 4] = lr
+ *   arm, Thumb clang (the NDK's armeabi-v7a): r7 is the frame pointer, [r7] = caller's r7, [r7 + 4] = lr
+ *   arm, Thumb gcc (armv7, Debian's armhf compiler): r7 is set to sp *after* the locals are allocated
+ *                (push {r7, lr}; sub sp, sp, #N; add r7, sp, #0), so it does not chain, with or without
+ *                -mapcs-frame: the sample is the pc alone ("unwind pc" in the file), which the self shares need.
  * A frame in code built without frame pointers (the C library) ends the walk or gives a wrong caller; the sampled
  * pc, which the self shares are made of, is always exact. Elsewhere (macOS has `sample`) start says it is not
  * supported. */
@@ -60,6 +63,9 @@
 #define BB_ITIMER_ARCH "arm-thumb"
 #define BB_FP_NEXT 0
 #define BB_FP_RET 1
+#ifndef __clang__
+#define BB_ITIMER_PC_ONLY 1
+#endif
 #elif defined(__clang__)
 #define BB_ITIMER_ARCH "arm"
 #define BB_FP_NEXT 0
@@ -68,6 +74,12 @@
 #define BB_ITIMER_ARCH "arm"
 #define BB_FP_NEXT (-1)
 #define BB_FP_RET 0
+#endif
+
+#ifdef BB_ITIMER_PC_ONLY
+#define BB_ITIMER_UNWIND "pc"
+#else
+#define BB_ITIMER_UNWIND "fp"
 #endif
 
 /* Records in buf: one word n, then n addresses (the pc first, then return addresses outwards). */
@@ -123,6 +135,9 @@ static void bb_itimer_handler(int sig, siginfo_t *info, void *ucv)
 	rec = bb_prof.buf + bb_prof.used;
 	rec[1 + n++] = pc;
 	lo = sp;
+#ifdef BB_ITIMER_PC_ONLY
+	fp = 0;
+#endif
 	/* Each record must lie between the interrupted sp and the stack's top, aligned, and further out than the last:
 	 * then every read is of mapped stack, whatever the register held. */
 	while (n < BB_ITIMER_DEPTH && fp % (uintptr_t)w == 0 && fp + lo_off >= lo && fp + lo_off < fp + hi_off &&
@@ -271,8 +286,8 @@ int bb_itimer_stop(void)
 		free(recs);
 		return -1;
 	}
-	fprintf(out, "bb-itimer 1\narch %s\nword %u\ninterval_us %d\nanchor %llx\n", BB_ITIMER_ARCH,
-		(unsigned)sizeof(uintptr_t), BB_ITIMER_US, (unsigned long long)(uintptr_t)&bb_itimer_start);
+	fprintf(out, "bb-itimer 1\narch %s\nword %u\nunwind %s\ninterval_us %d\nanchor %llx\n", BB_ITIMER_ARCH,
+		(unsigned)sizeof(uintptr_t), BB_ITIMER_UNWIND, BB_ITIMER_US, (unsigned long long)(uintptr_t)&bb_itimer_start);
 	fprintf(out, "samples %llu\ndropped %llu\ncpu_ns %llu\n", (unsigned long long)bb_prof.samples,
 		(unsigned long long)bb_prof.dropped, (unsigned long long)cpu_ns);
 	bb_itimer_write_maps(out);

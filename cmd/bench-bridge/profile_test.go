@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bench-bridge/bench-bridge/internal/devroot"
 	"github.com/bench-bridge/bench-bridge/internal/sshdtest"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // TestProfileOverSSH profiles a case on an ssh board (a real sshd on loopback, programs built for this machine) with
-// the profilers the board has: perf and strace run on the device, their output comes back and is summarised.
+// the profilers the board has: perf and strace run on the device, itimer in the program; their output comes back
+// and is summarised.
 func TestProfileOverSSH(t *testing.T) {
 	testenv.Require(t, "cc", "apt-get install gcc")
 	srv := sshdtest.Start(t, sshdtest.Options{})
@@ -22,8 +24,11 @@ func TestProfileOverSSH(t *testing.T) {
 	for _, tc := range []struct{ tool, command, want string }{
 		{"perf", "perf", "interpreter"},
 		{"strace", "strace", "kernel"},
+		{"itimer", "", "interpreter"}, // nothing on the device: the program samples itself
 	} {
-		testenv.Require(t, tc.command, "apt-get install linux-perf strace")
+		if tc.command != "" {
+			testenv.Require(t, tc.command, "apt-get install linux-perf strace")
+		}
 		stdout, stderr, code := run(t, append([]string{"profile", "board", "script_to_host_scalar", "1", "--tool", tc.tool}, flags...)...)
 		if code != 0 || !strings.Contains(stdout, "share by part:") || !strings.Contains(stdout, tc.want) {
 			t.Fatalf("profile board with %s: exit %d\n%s\n%s", tc.tool, code, stdout, stderr)
@@ -68,22 +73,83 @@ func TestProfileRejectsBadArguments(t *testing.T) {
 	}
 }
 
-// TestProfileOnBoard profiles on the busybox board, which has no profiler at all: profile says so, naming what it
-// tried and how to get each, and leaves nothing behind on the board.
+// TestProfileOnBoard profiles on the busybox board, which has no profiler at all: profile goes on to itimer, the
+// program's own sampler, whose samples (taken under qemu-arm through binfmt_misc, ARM-mode frame records) come back
+// and are symbolised here against the ARMv7 program: QuickJS's functions and the bridge's are named, and the run is
+// marked emulated. A profiler named that is not on the board is refused, and nothing is left behind.
 func TestProfileOnBoard(t *testing.T) {
 	b, flags := webosBoard(t)
 	dir := t.TempDir()
-	_, stderr, code := run(t, append([]string{"profile", "webos", "callback", "1", "--out-dir", dir}, flags...)...)
-	if code != 1 || !strings.Contains(stderr, "webos: no profiler found on the device (tried simpleperf, perf, strace)") ||
-		!strings.Contains(stderr, "strace: install strace") {
-		t.Errorf("profile on a board without profilers: exit %d\n%s", code, stderr)
+	stdout, stderr, code := run(t, append([]string{"profile", "webos", "script_to_host_scalar", "2", "--out-dir", dir}, flags...)...)
+	if code != 0 || !strings.Contains(stdout, "top functions by self share (itimer)") || !strings.Contains(stdout, "emulated (") {
+		t.Fatalf("profile on a board without profilers: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	t.Logf("profile webos on the board:\n%s", stderr)
+	t.Logf("profile webos on the board:\n%s%s", stdout, stderr)
+	raw, err := os.ReadFile(filepath.Join(dir, "profile-webos-script_to_host_scalar.txt"))
+	if err != nil || !strings.Contains(string(raw), "# emulated: ") {
+		t.Errorf("raw output not marked emulated: %v\n%.2000s", err, raw)
+	}
+	requireNamesQuickJSAndBridge(t, stdout, string(raw))
 	_, stderr, code = run(t, append([]string{"profile", "webos", "callback", "1", "--tool", "strace", "--out-dir", dir}, flags...)...)
 	if code != 1 || !strings.Contains(stderr, "webos: profiler strace is not on the device") {
 		t.Errorf("profile --tool strace on a board without it: exit %d\n%s", code, stderr)
 	}
 	if left, _ := filepath.Glob(filepath.Join(b.Root(), "tmp", "bench-bridge*")); len(left) > 0 {
 		t.Errorf("left on the board: %v", left)
+	}
+}
+
+// TestProfileItimerOnAndroid profiles with itimer on real adbd: the arm64 program samples itself under
+// qemu-aarch64, the file comes back through adb's sync service, and the summary names QuickJS and the bridge.
+func TestProfileItimerOnAndroid(t *testing.T) {
+	android(t)
+	dir := t.TempDir()
+	stdout, stderr, code := run(t, "profile", "android", "script_to_host_scalar", "2", "--tool", "itimer", "--out-dir", dir)
+	if code != 0 || !strings.Contains(stdout, "top functions by self share (itimer)") || !strings.Contains(stdout, "emulated (") {
+		t.Fatalf("profile android --tool itimer: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	t.Logf("profile android --tool itimer:\n%s", stdout)
+	raw, err := os.ReadFile(filepath.Join(dir, "profile-android-script_to_host_scalar.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireNamesQuickJSAndBridge(t, stdout, string(raw))
+	if st, err := os.Stat(filepath.Join(dir, "profile-android-script_to_host_scalar.itimer.data")); err != nil || st.Size() == 0 {
+		t.Errorf("samples not kept: %v", err)
+	}
+}
+
+// requireNamesQuickJSAndBridge checks an itimer profile of script_to_host_scalar: a QuickJS function (JS_*, js_*)
+// among the top, a share for the bridge's own functions, and stacks that pass through the bridge's host function
+// into QuickJS (the frame-pointer walk works on the device's architecture).
+func requireNamesQuickJSAndBridge(t *testing.T, summary, raw string) {
+	t.Helper()
+	top, parts, _ := strings.Cut(summary, "share by part:")
+	if !strings.Contains(top, " JS_") && !strings.Contains(top, " js_") {
+		t.Errorf("no QuickJS function among the top:\n%s", summary)
+	}
+	if !strings.Contains(parts, " boundary\n") {
+		t.Errorf("no share for the bridge's functions:\n%s", summary)
+	}
+	if !strings.Contains(raw, ";JS_CallInternal;") || !strings.Contains(raw, ";host_entry;") {
+		t.Errorf("no stack through JS_CallInternal and host_entry:\n%.3000s", raw)
+	}
+}
+
+// TestProfileItimerThumb profiles an armv7 (Thumb-2, Debian's armhf compiler) program run here through binfmt_misc:
+// gcc's Thumb frame pointer does not chain, so the program samples its pc alone and profile says so; the self shares
+// still name QuickJS's functions.
+func TestProfileItimerThumb(t *testing.T) {
+	testenv.Require(t, "arm-linux-gnueabihf-gcc", "apt-get install gcc-arm-linux-gnueabihf libc6-dev-armhf-cross (scripts/setup does it)")
+	devroot.RequireBinfmt(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "bench-bridge.toml")
+	os.WriteFile(cfg, []byte("[targets.thumb]\nkind = \"local\"\ntoolchain = \"armv7\"\n"), 0o644)
+	stdout, stderr, code := run(t, "profile", "thumb", "script_to_host_scalar", "2", "--tool", "itimer", "--config", cfg, "--out-dir", dir)
+	if code != 0 || !strings.Contains(stderr, "samples its pc alone (arm-thumb") || !strings.Contains(stdout, "emulated (") {
+		t.Fatalf("profile thumb --tool itimer: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if top, _, _ := strings.Cut(stdout, "share by part:"); !strings.Contains(top, " JS_") && !strings.Contains(top, " js_") {
+		t.Errorf("no QuickJS function among the top:\n%s", stdout)
 	}
 }
