@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
+	"github.com/bench-bridge/bench-bridge/targets"
 )
 
 // agreeTop is how many functions TestItimerAgreesWithPerf compares, and agreeMin how many of perf's it wants among
@@ -89,5 +90,33 @@ func TestItimerRefusesAnotherProgram(t *testing.T) {
 	}
 	if _, err := symbolizeItimer("p", []byte(data), filepath.Join(t.TempDir(), "none"), false, ""); err == nil || !strings.Contains(err.Error(), "symbolising against") {
 		t.Errorf("%v", err)
+	}
+}
+
+// noPerfEvents is a device whose kernel has no perf events: perf is installed, and the real perf is asked for an
+// event the kernel does not have, so that it fails to record as it does on such a kernel (this machine's kernel has
+// them, and its perf_event_paranoid is not the test's to change).
+type noPerfEvents struct{ targets.Target }
+
+func (d noPerfEvents) Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error {
+	if program == "perf" && len(args) > 0 && args[0] == "record" {
+		args = append([]string{"record", "-e", "bb_no_such_event"}, args[1:]...)
+	}
+	return d.Target.Run(ctx, program, args, stdout, stderr)
+}
+
+// TestProfileFallsBackToItimer: with no tool named, a perf that cannot record is not the end of the profile: Run
+// says why and profiles with itimer.
+func TestProfileFallsBackToItimer(t *testing.T) {
+	testenv.Require(t, "perf", "apt-get install linux-perf")
+	target, bin, dev := bridgeProgram(t)
+	var log strings.Builder
+	res, err := Run(context.Background(), noPerfEvents{target}, bin, dev, Options{Case: "script_to_host_scalar", Seconds: 1, OutDir: t.TempDir(), Log: &log, Program: bin})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if res.Tool != "itimer" || !strings.Contains(log.String(), "linux: perf could not profile script_to_host_scalar: ") ||
+		!strings.Contains(log.String(), "linux: trying itimer") {
+		t.Errorf("profiled with %s:\n%s", res.Tool, log.String())
 	}
 }
