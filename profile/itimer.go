@@ -121,6 +121,38 @@ type itimerReport struct {
 	warnings []string
 }
 
+// itimerTally is the samples counted by function: as the sampled one (self), by pc within it (its hottest line),
+// and by whole stack (folded, outermost first).
+type itimerTally struct {
+	total  uint64
+	self   map[string]uint64
+	hot    map[string]map[uint64]uint64
+	where  map[string]*elfSymbols
+	folded map[string]uint64
+}
+
+func tally(f *itimerFile, z *symbolizer) *itimerTally {
+	t := &itimerTally{self: map[string]uint64{}, hot: map[string]map[uint64]uint64{}, where: map[string]*elfSymbols{}, folded: map[string]uint64{}}
+	for _, s := range f.Stacks {
+		names := make([]string, len(s.PCs))
+		for i, pc := range s.PCs {
+			n, obj, v := z.name(pc, i > 0)
+			names[len(names)-1-i] = n
+			if i == 0 && obj != nil {
+				if t.hot[n] == nil {
+					t.hot[n] = map[uint64]uint64{}
+				}
+				t.hot[n][v] += s.Count
+				t.where[n] = obj
+			}
+		}
+		t.self[names[len(names)-1]] += s.Count
+		t.folded[strings.Join(names, ";")] += s.Count
+		t.total += s.Count
+	}
+	return t
+}
+
 // symbolizeItimer reads an itimer file and symbolises it against program (the binary as built on this machine).
 // hostLibs says the device is this machine, so that the shared libraries it mapped can be read here. emulated is
 // the run's emulated_reason, or "".
@@ -133,34 +165,13 @@ func symbolizeItimer(name string, data []byte, program string, hostLibs bool, em
 	if err != nil {
 		return nil, err
 	}
-	self := map[string]uint64{}
-	hot := map[string]map[uint64]uint64{} // per function, samples per pc: its hottest line
-	where := map[string]*elfSymbols{}
-	folded := map[string]uint64{}
-	var total uint64
-	for _, s := range f.Stacks {
-		names := make([]string, len(s.PCs))
-		for i, pc := range s.PCs {
-			n, obj, v := z.name(pc, i > 0)
-			names[len(names)-1-i] = n
-			if i == 0 && obj != nil {
-				if hot[n] == nil {
-					hot[n] = map[uint64]uint64{}
-				}
-				hot[n][v] += s.Count
-				where[n] = obj
-			}
-		}
-		self[names[len(names)-1]] += s.Count
-		folded[strings.Join(names, ";")] += s.Count
-		total += s.Count
-	}
-	if total == 0 {
+	t := tally(f, z)
+	if t.total == 0 {
 		return nil, fmt.Errorf("%s: no samples: the loop used no CPU time the timer saw", name)
 	}
 	rep := &itimerReport{}
-	for n, c := range self {
-		rep.frames = append(rep.frames, Frame{Symbol: n, Self: 100 * float64(c) / float64(total)})
+	for n, c := range t.self {
+		rep.frames = append(rep.frames, Frame{Symbol: n, Self: 100 * float64(c) / float64(t.total)})
 	}
 	sort.SliceStable(rep.frames, func(i, j int) bool {
 		a, b := rep.frames[i], rep.frames[j]
@@ -169,38 +180,43 @@ func symbolizeItimer(name string, data []byte, program string, hostLibs bool, em
 	if f.Dropped > 0 {
 		rep.warnings = append(rep.warnings, fmt.Sprintf("%d samples were dropped: the program's buffer was full; profile for fewer seconds", f.Dropped))
 	}
-	var b bytes.Buffer
-	cpu := float64(f.CPUNs) / 1e9
-	fmt.Fprintf(&b, "# bench-bridge itimer profile: %d samples over %.2fs of CPU time", total, cpu)
-	if cpu > 0 {
-		fmt.Fprintf(&b, " (%.0f per second; asked for one every %dus)", float64(total)/cpu, f.IntervalUS)
-	}
 	stacks := "stacks from frame pointers"
 	if f.Unwind == "pc" {
 		stacks = "the sampled pc alone: gcc's Thumb frame pointer does not chain"
 		rep.warnings = append(rep.warnings, "the program samples its pc alone ("+f.Arch+": gcc's Thumb frame pointer does not chain): self shares, no callers")
 	}
+	var b bytes.Buffer
+	cpu := float64(f.CPUNs) / 1e9
+	fmt.Fprintf(&b, "# bench-bridge itimer profile: %d samples over %.2fs of CPU time", t.total, cpu)
+	if cpu > 0 {
+		fmt.Fprintf(&b, " (%.0f per second; asked for one every %dus)", float64(t.total)/cpu, f.IntervalUS)
+	}
 	fmt.Fprintf(&b, ", %d dropped\n# program: %s (%s; %s)\n", f.Dropped, program, f.Arch, stacks)
 	if emulated != "" {
 		fmt.Fprintf(&b, "# emulated: %s: this profiles the emulator, not a device\n", emulated)
 	}
-	fmt.Fprintf(&b, "#\n# %7s %8s  %-40s %s\n", "self", "samples", "function", "hottest line")
-	for _, fr := range rep.frames {
-		fmt.Fprintf(&b, "  %6.2f%% %8d  %-40s %s\n", fr.Self, self[fr.Symbol], fr.Symbol, hottestLine(hot[fr.Symbol], where[fr.Symbol]))
+	t.write(&b, rep.frames)
+	rep.text = b.Bytes()
+	return rep, nil
+}
+
+// write prints every function with its self share, samples and hottest line, then the folded stacks.
+func (t *itimerTally) write(b *bytes.Buffer, frames []Frame) {
+	fmt.Fprintf(b, "#\n# %7s %8s  %-40s %s\n", "self", "samples", "function", "hottest line")
+	for _, fr := range frames {
+		fmt.Fprintf(b, "  %6.2f%% %8d  %-40s %s\n", fr.Self, t.self[fr.Symbol], fr.Symbol, hottestLine(t.hot[fr.Symbol], t.where[fr.Symbol]))
 	}
-	fmt.Fprintf(&b, "#\n# stacks, folded: outermost first, sampled function last, then the samples (flamegraph.pl reads them)\n")
-	keys := make([]string, 0, len(folded))
-	for k := range folded {
+	fmt.Fprintf(b, "#\n# stacks, folded: outermost first, sampled function last, then the samples (flamegraph.pl reads them)\n")
+	keys := make([]string, 0, len(t.folded))
+	for k := range t.folded {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		return folded[keys[i]] > folded[keys[j]] || folded[keys[i]] == folded[keys[j]] && keys[i] < keys[j]
+		return t.folded[keys[i]] > t.folded[keys[j]] || t.folded[keys[i]] == t.folded[keys[j]] && keys[i] < keys[j]
 	})
 	for _, k := range keys {
-		fmt.Fprintf(&b, "%s %d\n", k, folded[k])
+		fmt.Fprintf(b, "%s %d\n", k, t.folded[k])
 	}
-	rep.text = b.Bytes()
-	return rep, nil
 }
 
 // hottestLine is the source line of the pc sampled most often in a function, when its object has line tables.

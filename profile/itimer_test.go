@@ -2,6 +2,7 @@ package profile
 
 import (
 	"context"
+	"debug/elf"
 	"io"
 	"os"
 	"path/filepath"
@@ -118,5 +119,20 @@ func TestProfileFallsBackToItimer(t *testing.T) {
 	if res.Tool != "itimer" || !strings.Contains(log.String(), "linux: perf could not profile script_to_host_scalar: ") ||
 		!strings.Contains(log.String(), "linux: trying itimer") {
 		t.Errorf("profiled with %s:\n%s", res.Tool, log.String())
+	}
+}
+
+// TestAliasChoice: of several symbols at one address the one perf shows is kept, so that both tools name it alike.
+func TestAliasChoice(t *testing.T) {
+	for _, tt := range []struct{ a, b elfFunc }{
+		{elfFunc{name: "x", size: 8}, elfFunc{name: "longer_name"}},
+		{elfFunc{name: "malloc", size: 8, bind: elf.STB_GLOBAL}, elfFunc{name: "__libc_malloc_strong", size: 8, bind: elf.STB_WEAK}},
+		{elfFunc{name: "_x", size: 8, bind: elf.STB_GLOBAL}, elfFunc{name: "x", size: 8, bind: elf.STB_LOCAL}},
+		{elfFunc{name: "malloc", size: 8, bind: elf.STB_GLOBAL}, elfFunc{name: "__libc_malloc", size: 8, bind: elf.STB_GLOBAL}},
+		{elfFunc{name: "__GI___printf_fp_l", size: 8}, elfFunc{name: "__printf_fp_l", size: 8}},
+	} {
+		if !better(tt.a, tt.b) || better(tt.b, tt.a) {
+			t.Errorf("want %s over %s", tt.a.name, tt.b.name)
+		}
 	}
 }
