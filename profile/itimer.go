@@ -20,21 +20,25 @@ var itimerTool = Tool{
 }
 
 // symbolizer places a sample's addresses in the objects they belong to: the program that was built (through the
-// anchor, which undoes PIE and ASLR) and, when the device is this machine, the shared libraries it mapped.
+// anchor, which undoes PIE and ASLR) and the shared libraries it mapped, as libFile finds them here.
 type symbolizer struct {
 	prog     *elfSymbols
 	progPath string // the program's path on the device, as its mappings name it
 	bias     uint64
 	arm      bool
 	maps     []itimerMap
-	hostLibs bool
+	libFile  LibFile
 	libs     map[string]*elfSymbols
 }
+
+// LibFile returns a local copy of a file the program mapped on the device (the file itself when the device is this
+// machine, else one pulled from it), or "" when there is none.
+type LibFile func(devicePath string) string
 
 // anchorSymbol is the function whose runtime address the profile records.
 const anchorSymbol = "bb_itimer_start"
 
-func newSymbolizer(f *itimerFile, program string, hostLibs bool) (*symbolizer, error) {
+func newSymbolizer(f *itimerFile, program string, libFile LibFile) (*symbolizer, error) {
 	prog, err := openSymbols(program)
 	if err != nil {
 		return nil, fmt.Errorf("symbolising against %s: %w", program, err)
@@ -43,7 +47,7 @@ func newSymbolizer(f *itimerFile, program string, hostLibs bool) (*symbolizer, e
 	if !ok {
 		return nil, fmt.Errorf("symbolising against %s: it has no %s: not the program that wrote the profile", program, anchorSymbol)
 	}
-	z := &symbolizer{prog: prog, arm: strings.HasPrefix(f.Arch, "arm"), maps: f.Maps, hostLibs: hostLibs, libs: map[string]*elfSymbols{}}
+	z := &symbolizer{prog: prog, arm: strings.HasPrefix(f.Arch, "arm"), maps: f.Maps, libFile: libFile, libs: map[string]*elfSymbols{}}
 	anchor := f.Anchor
 	if z.arm {
 		anchor &^= 1
@@ -78,12 +82,14 @@ func (z *symbolizer) place(pc uint64) (obj *elfSymbols, vaddr uint64, label stri
 	if m.Path != "" {
 		label = "[" + path.Base(m.Path) + "]"
 	}
-	if !z.hostLibs || !strings.HasPrefix(m.Path, "/") {
+	if z.libFile == nil || !strings.HasPrefix(m.Path, "/") {
 		return nil, 0, label
 	}
 	lib, seen := z.libs[m.Path]
 	if !seen {
-		lib, _ = openSymbols(m.Path)
+		if local := z.libFile(m.Path); local != "" {
+			lib, _ = openSymbols(local)
+		}
 		z.libs[m.Path] = lib
 	}
 	if lib == nil {
@@ -154,14 +160,14 @@ func tally(f *itimerFile, z *symbolizer) *itimerTally {
 }
 
 // symbolizeItimer reads an itimer file and symbolises it against program (the binary as built on this machine).
-// hostLibs says the device is this machine, so that the shared libraries it mapped can be read here. emulated is
-// the run's emulated_reason, or "".
-func symbolizeItimer(name string, data []byte, program string, hostLibs bool, emulated string) (*itimerReport, error) {
+// libFile finds the shared libraries it mapped (nil: name them by their mapping). emulated is the run's
+// emulated_reason, or "".
+func symbolizeItimer(name string, data []byte, program string, libFile LibFile, emulated string) (*itimerReport, error) {
 	f, err := parseItimerFile(name, data)
 	if err != nil {
 		return nil, err
 	}
-	z, err := newSymbolizer(f, program, hostLibs)
+	z, err := newSymbolizer(f, program, libFile)
 	if err != nil {
 		return nil, err
 	}

@@ -86,10 +86,10 @@ func TestItimerRefusesAnotherProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := "bb-itimer 1\narch x86_64\nanchor 1000\nstack 1 1010\nend\n"
-	if _, err := symbolizeItimer("p", []byte(data), self, false, ""); err == nil || !strings.Contains(err.Error(), "has no bb_itimer_start") {
+	if _, err := symbolizeItimer("p", []byte(data), self, nil, ""); err == nil || !strings.Contains(err.Error(), "has no bb_itimer_start") {
 		t.Errorf("%v", err)
 	}
-	if _, err := symbolizeItimer("p", []byte(data), filepath.Join(t.TempDir(), "none"), false, ""); err == nil || !strings.Contains(err.Error(), "symbolising against") {
+	if _, err := symbolizeItimer("p", []byte(data), filepath.Join(t.TempDir(), "none"), nil, ""); err == nil || !strings.Contains(err.Error(), "symbolising against") {
 		t.Errorf("%v", err)
 	}
 }

@@ -191,8 +191,32 @@ func collectInProcess(ctx context.Context, t targets.Target, remote, local, prog
 	if err != nil {
 		return nil, err
 	}
-	_, hostLibs := t.(*targets.Local)
-	return symbolizeItimer(local, b, program, hostLibs, emulated)
+	dir, err := os.MkdirTemp("", "bench-bridge-libs-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir) // the symbols are read into memory
+	return symbolizeItimer(local, b, program, deviceFiles(ctx, t, dir), emulated)
+}
+
+// deviceFiles finds the libraries a program mapped: on this machine the files themselves; on a device, copies pulled
+// into dir (a dynamically linked program over ssh, say; the reference device programs are static), whose build IDs
+// then find this machine's detached debug symbols only when they are the same build.
+func deviceFiles(ctx context.Context, t targets.Target, dir string) LibFile {
+	if _, local := t.(*targets.Local); local {
+		return func(p string) string { return p }
+	}
+	n := 0
+	return func(p string) string {
+		n++
+		local := filepath.Join(dir, strconv.Itoa(n)+"-"+path.Base(p))
+		pctx, cancel := context.WithTimeout(ctx, probeBound)
+		defer cancel()
+		if t.Pull(pctx, p, local) != nil {
+			return ""
+		}
+		return local
+	}
 }
 
 // choose returns the named tool if the device has it, or the tools the device has in the platform's preference.

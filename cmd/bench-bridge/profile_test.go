@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -36,6 +37,10 @@ func TestProfileOverSSH(t *testing.T) {
 		raw := filepath.Join(dir, "profile-board-script_to_host_scalar.txt")
 		if st, err := os.Stat(raw); err != nil || st.Size() == 0 {
 			t.Errorf("%s: raw output not saved at %s: %v", tc.tool, raw, err)
+		}
+		// The program is linked dynamically here: itimer pulls the C library it mapped and names its functions.
+		if b, _ := os.ReadFile(raw); tc.tool == "itimer" && !regexp.MustCompile(`(?m)^ +[0-9.]+% +[0-9]+  malloc `).Match(b) {
+			t.Errorf("itimer over ssh does not name the C library's malloc:\n%.3000s", b)
 		}
 	}
 }
