@@ -163,8 +163,8 @@ func profilers(ctx context.Context, t targets.Target, spec targets.Spec) []Findi
 		}
 	}
 	if !found {
-		out = append(out, Finding{Target: name, Part: "profiler", Detail: "none of perf, simpleperf, strace, valgrind (only profile needs one)",
-			Fix: "apt-get install linux-perf strace valgrind (on Android: simpleperf ships with Android 9+)"})
+		out = append(out, Finding{Target: name, Part: "profiler", Detail: "none of perf, simpleperf, strace, valgrind: profile uses the bench program's own itimer sampler (docs/profile.md)",
+			Fix: "for kernel-level profiles: apt-get install linux-perf strace valgrind (on Android: simpleperf ships with Android 9+)"})
 	}
 	return out
 }
