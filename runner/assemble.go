@@ -46,11 +46,48 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 		if c == nil {
 			continue
 		}
+		if why := unmeasurable(a, c); why != "" {
+			// Its median would be 0 and its ratio NaN: the artifact could not be written with it.
+			a.Failures = append(a.Failures, artifact.Failure{Name: name, Reason: why})
+			continue
+		}
 		summarize(a, c)
 		a.Cases = append(a.Cases, *c)
 	}
+	if a.Case(cases.RefCase) == nil {
+		dropRatios(a)
+	}
 	a.Complete = len(a.Failures) == 0 && len(a.Cases) == len(want)
 	a.FinishedAt = time.Now().UTC()
+}
+
+// unmeasurable says why a case's samples give no time, or "": a process whose runs were all no longer than its
+// timer overhead (a timer_overhead_ns as large as the runs) has a median of 0 ns per op.
+func unmeasurable(a *artifact.Artifact, c *artifact.Case) string {
+	for _, p := range c.Processes {
+		if !(p.MedianNs > 0) {
+			return fmt.Sprintf("process %d: its samples are no longer than its timer_overhead_ns, %g", p.Process,
+				a.Processes[p.Process].TimerOverheadNs)
+		}
+	}
+	return ""
+}
+
+// dropRatios takes the ratios off every case of a run whose ref_js_loop was not measured (it failed, or was not
+// asked for): a reader could not check them against it, and the artifact would not validate.
+func dropRatios(a *artifact.Artifact) {
+	had := false
+	for i := range a.Cases {
+		c := &a.Cases[i]
+		had = had || c.RatioToRef != nil
+		c.RatioToRef, c.RatioCILow, c.RatioCIHigh = nil, nil, nil
+		for j := range c.Processes {
+			c.Processes[j].RatioToRef = nil
+		}
+	}
+	if had {
+		a.Warnings = append(a.Warnings, cases.RefCase+" was not measured: the cases have no ratio to it")
+	}
 }
 
 // caseOrder is want's order, then any case a process measured that want does not name.

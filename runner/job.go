@@ -5,6 +5,7 @@ import (
 	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -191,7 +192,8 @@ func (p *Prepared) Finish(ctx context.Context, runErr error) (*artifact.Artifact
 		runErr = j.countInstructions(ctx, p.remote, a)
 	}
 	if err := artifact.Write(j.Out, a); err != nil {
-		return a, err
+		// Nothing was written: no artifact to show or to say "wrote" of.
+		return nil, errors.Join(runErr, err)
 	}
 	if runErr != nil {
 		return a, fmt.Errorf("%w (partial artifact with %d cases written to %s)", runErr, len(a.Cases), j.Out)

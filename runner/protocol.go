@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -13,7 +15,10 @@ import (
 // programs that speak protocol 1.
 const ProtocolVersion = 2
 
-// record is one parsed line of a bench program's output.
+// MaxLine is the longest line of a bench program's output the runner reads (the line cap): no record needs more.
+const MaxLine = 1 << 20
+
+// record is one parsed line of `run` or `loop` output.
 type record struct {
 	kind string  // the first word
 	name string  // the case, where the record has one
@@ -25,16 +30,22 @@ type record struct {
 	mem *artifact.ProcessMemory // memory CASE KEY=VALUE...
 }
 
-// parseLine parses one line of `run` or `loop` output.
+// fieldCount is how many fields each record has; meta and error end with text that runs to the end of the line,
+// and memory has as many KEY=VALUE fields as it counts.
+var fieldCount = map[string]int{"bench-bridge-protocol": 2, "meta": 3, "timer_overhead_ns": 2, "begin": 2,
+	"calibrated": 3, "sample": 4, "error": 3, "end": 2, "loop": 4, "ref": 4, "slowdown": 4, "memory": 3, "rss": 2}
+
+// parseLine parses one line of `run` or `loop` output. Fields are separated by spaces or tabs (a final CR, from a
+// device's pty, is not part of the line); any other character, NBSP included, belongs to a field. Every number must
+// be a plain decimal that is finite and in its range: NaN, Inf, hex floats and overflowing values are refused.
 func parseLine(line string) (record, error) {
-	fields := strings.Fields(line)
+	line = strings.TrimSuffix(line, "\r")
+	fields := splitFields(line)
 	if len(fields) == 0 {
 		return record{}, fmt.Errorf("empty line")
 	}
 	r := record{kind: fields[0]}
-	want := map[string]int{"bench-bridge-protocol": 2, "meta": 3, "timer_overhead_ns": 2, "begin": 2, "calibrated": 3,
-		"sample": 4, "error": 3, "end": 2, "loop": 4, "ref": 4, "slowdown": 4, "memory": 3, "rss": 2}
-	n, known := want[r.kind]
+	n, known := fieldCount[r.kind]
 	if !known {
 		return r, fmt.Errorf("unknown record %q", r.kind)
 	}
@@ -44,27 +55,24 @@ func parseLine(line string) (record, error) {
 	var err error
 	switch r.kind {
 	case "bench-bridge-protocol":
-		r.a, err = strconv.ParseInt(fields[1], 10, 64)
+		r.a, err = parseInteger("version", fields[1], 1)
 	case "meta":
 		r.key = fields[1]
 		r.text = restAfter(line, 2)
 	case "timer_overhead_ns":
-		r.f, err = strconv.ParseFloat(fields[1], 64)
+		r.f, err = parseDecimal("X", fields[1])
 	case "begin", "end":
 		r.name = fields[1]
 	case "calibrated":
 		r.name = fields[1]
-		r.a, err = strconv.ParseInt(fields[2], 10, 64)
+		r.a, err = parseInteger("N", fields[2], 1)
 	case "error":
 		r.name = fields[1]
 		r.text = restAfter(line, 2)
 	case "slowdown":
 		r.name = fields[1]
-		if r.f, err = strconv.ParseFloat(fields[2], 64); err == nil {
-			r.g, err = strconv.ParseFloat(fields[3], 64)
-		}
-		if err == nil && !(r.f >= 0 && r.g >= 0 && !math.IsInf(r.f, 0) && !math.IsInf(r.g, 0)) {
-			err = fmt.Errorf("costs must be finite and non-negative")
+		if r.f, err = parseDecimal("ADDED", fields[2]); err == nil {
+			r.g, err = parseDecimal("BASE", fields[3])
 		}
 	case "memory":
 		r.name = fields[1]
@@ -73,11 +81,9 @@ func parseLine(line string) (record, error) {
 		r.a, err = parseCount(fields[1])
 	case "sample", "loop", "ref":
 		r.name = fields[1]
-		if r.a, err = strconv.ParseInt(fields[2], 10, 64); err == nil {
-			r.b, err = strconv.ParseInt(fields[3], 10, 64)
-		}
-		if err == nil && (r.a <= 0 || r.b < 0) {
-			err = fmt.Errorf("ops must be positive and ns non-negative")
+		// A timed run of no time at all is a broken clock, and would make a median of 0.
+		if r.a, err = parseInteger("OPS", fields[2], 1); err == nil {
+			r.b, err = parseInteger("NS", fields[3], 1)
 		}
 	}
 	if err != nil {
@@ -86,15 +92,56 @@ func parseLine(line string) (record, error) {
 	return r, nil
 }
 
-// restAfter returns the text of line after its first n space-separated fields.
+// splitFields splits line at runs of spaces and tabs.
+func splitFields(line string) []string {
+	return strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
+}
+
+// restAfter returns the text of line after its first n fields, its own inner spaces and tabs kept.
 func restAfter(line string, n int) string {
-	s := strings.TrimLeft(line, " ")
+	s := strings.TrimLeft(line, " \t")
 	for i := 0; i < n; i++ {
-		j := strings.IndexByte(s, ' ')
+		j := strings.IndexAny(s, " \t")
 		if j < 0 {
 			return ""
 		}
-		s = strings.TrimLeft(s[j:], " ")
+		s = strings.TrimLeft(s[j:], " \t")
 	}
-	return strings.TrimRight(s, " \r")
+	return strings.TrimRight(s, " \t\r")
+}
+
+// decimal is a plain decimal number: what strconv accepts beyond it (NaN, Inf, hex floats, underscores) no bench
+// program prints by accident.
+var decimal = regexp.MustCompile(`^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
+
+// errNotNumber is the message for a field that is not a plain number.
+var errNotNumber = errors.New("want a finite non-negative decimal number (no NaN, Inf or hex)")
+
+// parseDecimal parses a non-negative, finite decimal field.
+func parseDecimal(field, s string) (float64, error) {
+	if !decimal.MatchString(s) {
+		return 0, fmt.Errorf("%s %q: %w", field, s, errNotNumber)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%s %q is out of range, want a finite non-negative number", field, s)
+	}
+	return v, nil
+}
+
+// parseInteger parses an integer field of at least least, which fits an int64.
+func parseInteger(field, s string, least int64) (int64, error) {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, fmt.Errorf("%s %q: want an integer of at least %d", field, s, least)
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q is out of range, want an integer of at least %d that fits 64 bits", field, s, least)
+	}
+	if v < least {
+		return 0, fmt.Errorf("%s is %d, want at least %d", field, v, least)
+	}
+	return v, nil
 }

@@ -19,6 +19,9 @@ func TestParseLine(t *testing.T) {
 		{"loop callback 10 20", record{kind: "loop", name: "callback", a: 10, b: 20}},
 		{"ref callback 300 12000", record{kind: "ref", name: "callback", a: 300, b: 12000}},
 		{"slowdown callback 4.0625 40.5", record{kind: "slowdown", name: "callback", f: 4.0625, g: 40.5}},
+		{"meta\tkey\tvalue with\ttabs", record{kind: "meta", key: "key", text: "value with\ttabs"}},
+		{"sample\tX 9223372036854775807 9223372036854775807\r", record{kind: "sample", name: "X", a: 9223372036854775807, b: 9223372036854775807}},
+		{"timer_overhead_ns 1e-300", record{kind: "timer_overhead_ns", f: 1e-300}},
 	}
 	for _, g := range good {
 		got, err := parseLine(g.line)
@@ -27,15 +30,23 @@ func TestParseLine(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"":                        "empty line",
-		"hello world":             "unknown record",
-		"sample callback 10":      "wants 4 fields",
-		"sample callback 0 10":    "ops must be positive",
-		"sample callback x 10":    "invalid syntax",
-		"end callback extra":      "wants 2 fields",
-		"calibrated callback 1e3": "invalid syntax",
-		"slowdown callback -1 40": "non-negative",
-		"slowdown callback NaN 4": "non-negative",
+		"":                               "empty line",
+		"hello world":                    "unknown record",
+		"sample callback 10":             "wants 4 fields",
+		"sample callback 0 10":           "OPS is 0, want at least 1",
+		"sample callback x 10":           `OPS "x": want an integer`,
+		"end callback extra":             "wants 2 fields",
+		"calibrated callback 1e3":        `N "1e3": want an integer`,
+		"calibrated callback -5":         `N "-5": want an integer of at least 1`,
+		"slowdown callback -1 40":        "want a finite non-negative",
+		"slowdown callback NaN 4":        "want a finite non-negative",
+		"timer_overhead_ns NaN":          "want a finite non-negative",
+		"timer_overhead_ns Inf":          "want a finite non-negative",
+		"timer_overhead_ns -1e308":       "want a finite non-negative",
+		"timer_overhead_ns 0x1p-2":       "want a finite non-negative",
+		"timer_overhead_ns 1e309":        "out of range",
+		"sample X 9223372036854775808 1": "out of range",
+		"sample\u00a0X 1 1":              "unknown record",
 	}
 	for line, want := range bad {
 		if _, err := parseLine(line); err == nil || !strings.Contains(err.Error(), want) {

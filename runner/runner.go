@@ -39,6 +39,9 @@ type Options struct {
 	SlowdownSteps int
 	// Stall is how long the program may print nothing before it is taken as hung and killed.
 	Stall time.Duration
+	// CaseTimeout is the longest one case may take, from its begin to the next case's (or the program's exit),
+	// however much it prints; 0 means caseTimeout's default.
+	CaseTimeout time.Duration
 	// Progress receives one line per finished case when OnEvent is nil; nil for none.
 	Progress io.Writer
 	// OnEvent, when set, receives every step of the run instead of Progress's lines. It is called from the goroutine
@@ -101,6 +104,33 @@ type RawCase struct {
 
 // errStalled marks a program killed for printing nothing for too long.
 var errStalled = errors.New("stalled")
+
+// errCaseTimeout marks a program killed for spending longer on one case than its deadline.
+var errCaseTimeout = errors.New("over the case deadline")
+
+// The bounds on what one process of a bench program may print, beyond the line cap (MaxLine): each is named in the
+// error that a program over it gets.
+const (
+	// sampleCapFactor times --samples is the most sample (or ref) records one case may print.
+	sampleCapFactor = 4
+	// maxOutsideLines is the most lines a process may print outside its cases (meta, timer_overhead_ns, rss).
+	maxOutsideLines = 1000
+	// maxMetaKeys is the most distinct meta keys a run keeps, and maxText the longest meta value or error message.
+	maxMetaKeys = 100
+	maxText     = 4096
+)
+
+// caseTimeout is o.CaseTimeout, or by default the stall timeout plus ten times what a case's warm-up, calibration
+// and samples (each with its ref sample) should take: a program that keeps printing cannot run a case for ever.
+func (o Options) caseTimeout() time.Duration {
+	if o.CaseTimeout > 0 {
+		return o.CaseTimeout
+	}
+	return o.Stall + 10*(o.Warmup+time.Duration(2*max(o.Samples, 1)+10)*o.MinTime)
+}
+
+// sampleCap is the most sample records one case may print: a multiple of --samples.
+func (o Options) sampleCap() int { return sampleCapFactor * max(o.Samples, 1) }
 
 // Measure runs program (already pushed to t) as opts.Runs processes over opts.Cases, each in its own order drawn from
 // opts.Seed. A case that crashes the program or hangs is recorded as a failure and left out of the later processes;
@@ -205,6 +235,10 @@ func (m *Measurement) Process(ctx context.Context, seq int, order []string) erro
 			return fmt.Errorf("%s: %w", m.target.Name(), ctx.Err())
 		case errors.Is(err, errStalled):
 			err = fmt.Errorf("printed nothing for %s: killed", m.opts.Stall)
+		case errors.Is(err, errCaseTimeout) && s.current != "":
+			err = fmt.Errorf("ran longer than the case deadline of %s (--stall-timeout plus ten times its warm-up and samples): killed", m.opts.caseTimeout().Round(time.Millisecond))
+		case errors.Is(err, errCaseTimeout):
+			err = fmt.Errorf("ran for %s, the case deadline, without starting a case: killed", m.opts.caseTimeout().Round(time.Millisecond))
 		case errors.As(err, &exit):
 			err = fmt.Errorf("program %v", exit)
 		case s.protocolErr != nil:
@@ -288,6 +322,8 @@ type session struct {
 	protocolErr error
 	stderr      tailBuffer
 	line        int
+	outside     int         // lines outside a case, for maxOutsideLines
+	deadline    *time.Timer // the case deadline, restarted at each begin
 }
 
 // args is the command line of one process: protocol 2's flags unless the program speaks protocol 1.
@@ -311,6 +347,10 @@ func (s *session) run(ctx context.Context) error {
 	defer cancel(nil)
 	watchdog := time.AfterFunc(stall, func() { cancel(errStalled) })
 	defer watchdog.Stop()
+	// The stall timer restarts at every line; this one only at a case's begin, so that a program that keeps
+	// printing (an endless stream of samples or meta lines) still ends.
+	s.deadline = time.AfterFunc(s.m.opts.caseTimeout(), func() { cancel(errCaseTimeout) })
+	defer s.deadline.Stop()
 
 	pr, pw := io.Pipe()
 	var wg sync.WaitGroup
@@ -318,23 +358,27 @@ func (s *session) run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		sc.Buffer(make([]byte, 64*1024), MaxLine)
 		for sc.Scan() {
 			watchdog.Reset(stall)
 			if s.protocolErr == nil {
 				if err := s.handle(sc.Text()); err != nil {
-					s.protocolErr = fmt.Errorf("bench program output, line %d: %w: %q", s.line, err, sc.Text())
+					s.protocolErr = fmt.Errorf("bench program output, line %d: %w: %q", s.line, err, clip(sc.Text()))
 					cancel(s.protocolErr)
 				}
 			}
+		}
+		if err := sc.Err(); err != nil && s.protocolErr == nil {
+			s.protocolErr = fmt.Errorf("bench program output, line %d: longer than the line cap of %d MiB", s.line+1, MaxLine>>20)
+			cancel(s.protocolErr)
 		}
 		io.Copy(io.Discard, pr)
 	}()
 	err := s.m.target.Run(ctx, s.m.program, s.args(), pw, &s.stderr)
 	pw.Close()
 	wg.Wait()
-	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errStalled) {
-		return errStalled
+	if cause := context.Cause(ctx); errors.Is(cause, errStalled) || errors.Is(cause, errCaseTimeout) {
+		return cause
 	}
 	if s.protocolErr != nil {
 		return s.protocolErr
@@ -356,11 +400,8 @@ func (s *session) handle(line string) error {
 		s.m.protocol, s.proc.Protocol = int(r.a), int(r.a)
 		return nil
 	}
-	if r.name != "" && !slices.Contains(s.want, r.name) {
-		return fmt.Errorf("case %q was not asked for", r.name)
-	}
-	if (r.kind == "ref" || r.kind == "slowdown") && s.proc.Protocol < 2 {
-		return fmt.Errorf("%s record in protocol %d", r.kind, s.proc.Protocol)
+	if err := s.check(r); err != nil {
+		return err
 	}
 	switch r.kind {
 	case "meta":
@@ -370,24 +411,19 @@ func (s *session) handle(line string) error {
 	case "begin":
 		s.current = r.name
 		s.cur = &RawCase{Name: r.name}
+		s.deadline.Reset(s.m.opts.caseTimeout())
 		s.m.Raw.emit(Event{Kind: CaseStarted, Case: r.name})
 	case "rss":
 		s.proc.PeakRSSBytes = r.a
 	case "calibrated", "sample", "ref", "slowdown", "memory":
-		if s.cur == nil || s.cur.Name != r.name {
-			return fmt.Errorf("%s outside its case", r.kind)
-		}
 		s.cur.apply(r)
 	case "error":
 		s.m.done++
-		s.m.Raw.fail(r.name, r.text, "")
+		s.m.Raw.fail(r.name, clip(r.text), "")
 		s.finish(r.name)
 	case "end":
 		if s.finished[r.name] {
 			break // the end of a case that reported an error
-		}
-		if s.cur == nil || s.cur.Name != r.name {
-			return errors.New("end outside its case")
 		}
 		s.m.done++
 		if len(s.cur.Ns) == 0 {
@@ -399,6 +435,66 @@ func (s *session) handle(line string) error {
 		s.finish(r.name)
 	}
 	return nil
+}
+
+// check refuses a record that does not fit where it came: a case not asked for, a record outside its case or in
+// the wrong protocol, a case begun twice, and output over the bounds.
+func (s *session) check(r record) error {
+	if r.name != "" && !slices.Contains(s.want, r.name) {
+		return fmt.Errorf("case %q was not asked for", r.name)
+	}
+	if (r.kind == "ref" || r.kind == "slowdown") && s.proc.Protocol < 2 {
+		return fmt.Errorf("%s record in protocol %d", r.kind, s.proc.Protocol)
+	}
+	inCase := s.cur != nil && s.cur.Name == r.name
+	switch r.kind {
+	case "bench-bridge-protocol":
+		return errors.New("the protocol header again: it belongs on the first line only")
+	case "meta", "timer_overhead_ns", "rss":
+		if s.outside++; s.outside > maxOutsideLines {
+			return fmt.Errorf("more than %d lines outside a case (the cap on meta lines)", maxOutsideLines)
+		}
+		if _, known := s.m.Raw.Meta[r.key]; r.kind == "meta" && !known && len(s.m.Raw.Meta) >= maxMetaKeys {
+			return fmt.Errorf("more than %d meta keys (the cap on meta keys)", maxMetaKeys)
+		}
+		if len(r.text) > maxText {
+			return fmt.Errorf("meta %s: a value of %d bytes, over the cap of %d", r.key, len(r.text), maxText)
+		}
+	case "begin":
+		switch {
+		case s.current != "":
+			return fmt.Errorf("begin %s inside case %s, which has not ended", r.name, s.current)
+		case s.finished[r.name]:
+			return fmt.Errorf("case %s begun again after its end", r.name)
+		}
+	case "calibrated", "sample", "ref", "slowdown", "memory":
+		if !inCase {
+			return fmt.Errorf("%s outside its case", r.kind)
+		}
+		if (r.kind == "sample" && len(s.cur.Ns) >= s.m.opts.sampleCap()) || (r.kind == "ref" && len(s.cur.RefNs) >= s.m.opts.sampleCap()) {
+			return fmt.Errorf("more than %d %s records in case %s (the sample cap, %d times --samples)", s.m.opts.sampleCap(), r.kind, r.name, sampleCapFactor)
+		}
+	case "error":
+		switch {
+		case s.finished[r.name]:
+			return fmt.Errorf("error for case %s after its end", r.name)
+		case s.current != "" && !inCase:
+			return fmt.Errorf("error for case %s inside case %s", r.name, s.current)
+		}
+	case "end":
+		if !inCase && !s.finished[r.name] {
+			return errors.New("end outside its case")
+		}
+	}
+	return nil
+}
+
+// clip shortens program text that goes into an error or a failure to maxText bytes.
+func clip(s string) string {
+	if len(s) <= maxText {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxText], "") + "..."
 }
 
 // apply adds one record of the case's own to it.

@@ -1,0 +1,36 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMeasureBoundsWhatAProgramPrints runs a real program that floods the runner in each way it can: every case
+// that does fails with the bound it broke named, and the well-behaved case after it is still measured.
+func TestMeasureBoundsWhatAProgramPrints(t *testing.T) {
+	prog := mustAbs(t, "testdata/hostile.sh")
+	o := faultyOptions("flood", "longline", "chatter", "metaflood", "a")
+	o.Samples, o.Stall, o.CaseTimeout = 3, 5*time.Second, 2*time.Second
+	raw, err := Measure(context.Background(), localTarget(t), prog, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"flood":     "more than 12 sample records in case flood (the sample cap, 4 times --samples)",
+		"longline":  "longer than the line cap of 1 MiB",
+		"chatter":   "ran longer than the case deadline of 2s",
+		"metaflood": "more than 100 meta keys (the cap on meta keys)",
+	} {
+		if f := failure(raw, name); f == nil || !strings.Contains(f.Reason, want) {
+			t.Errorf("%s: failure %+v, want %q", name, f, want)
+		}
+	}
+	if cs := raw.cases(); len(cs) == 0 || cs[len(cs)-1].Name != "a" || cs[len(cs)-1].Partial {
+		t.Errorf("cases %+v, want a measured after the floods", cs)
+	}
+	if len(raw.Meta) > maxMetaKeys {
+		t.Errorf("%d meta keys kept, the cap is %d", len(raw.Meta), maxMetaKeys)
+	}
+}
