@@ -6,6 +6,7 @@ package profile
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -119,8 +120,8 @@ func parsePerf(text string) []Frame {
 		if m == nil {
 			continue
 		}
-		v, err := strconv.ParseFloat(m[1], 64)
-		if err != nil {
+		v, ok := percent(m[1])
+		if !ok {
 			continue
 		}
 		frames = append(frames, Frame{Symbol: m[3], Self: v, Kernel: m[2] == "[k]"})
@@ -140,18 +141,18 @@ func parseStrace(text string) []Frame {
 		if len(f) < 5 || f[len(f)-1] == "total" || f[len(f)-1] == "syscall" {
 			continue
 		}
-		v, err1 := strconv.ParseFloat(f[0], 64)
-		n, err2 := strconv.ParseFloat(f[3], 64)
-		if err1 != nil || err2 != nil {
+		v, ok1 := percent(f[0])
+		n, ok2 := count(f[3])
+		if !ok1 || !ok2 {
 			continue
 		}
 		frames = append(frames, Frame{Symbol: f[len(f)-1], Self: v, Kernel: true})
 		calls = append(calls, n)
 		totalTime, totalCalls = totalTime+v, totalCalls+n
 	}
-	if totalTime == 0 && totalCalls > 0 {
+	if totalTime == 0 && totalCalls > 0 && !math.IsInf(totalCalls, 0) {
 		for i := range frames {
-			frames[i].Self = 100 * calls[i] / totalCalls
+			frames[i].Self = calls[i] / totalCalls * 100
 		}
 	}
 	return sorted(frames)
@@ -175,7 +176,10 @@ func parseCallgrind(text string) []Frame {
 		if m == nil {
 			continue
 		}
-		v, _ := strconv.ParseFloat(m[1], 64)
+		v, ok := percent(m[1])
+		if !ok {
+			continue
+		}
 		frames = append(frames, Frame{Symbol: m[2], Self: v})
 	}
 	return sorted(frames)
@@ -197,14 +201,32 @@ func parseSample(text string) []Frame {
 		if m == nil {
 			continue
 		}
-		n, _ := strconv.ParseFloat(m[2], 64)
+		n, ok := count(m[2])
+		if !ok {
+			continue
+		}
 		total += n
 		frames = append(frames, Frame{Symbol: m[1], Self: n})
 	}
+	if !(total > 0) || math.IsInf(total, 0) {
+		return nil // no samples, or more than a float can count: no shares to give
+	}
 	for i := range frames {
-		frames[i].Self = 100 * frames[i].Self / total
+		frames[i].Self = frames[i].Self / total * 100
 	}
 	return sorted(frames)
+}
+
+// percent reads a profiler's share: a finite number from 0 to 100 (strconv also reads NaN and Inf).
+func percent(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil && v >= 0 && v <= 100
+}
+
+// count reads a profiler's count of calls or samples: finite and non-negative.
+func count(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil && v >= 0 && !math.IsInf(v, 0)
 }
 
 func sorted(frames []Frame) []Frame {

@@ -32,7 +32,6 @@ func FuzzParseLine(f *testing.F) {
 	for _, s := range protocolSeeds {
 		f.Add(s)
 	}
-	f.Add(strings.Repeat("x", 2<<20))
 	f.Fuzz(func(t *testing.T, line string) {
 		r, err := parseLine(line)
 		if err != nil {
@@ -104,7 +103,8 @@ func (s scriptTarget) Run(ctx context.Context, _ string, _ []string, stdout, _ i
 	return ctx.Err()
 }
 
-// sessionSeeds are whole outputs: the good one, and the orders and floods the issue names.
+// sessionSeeds are whole outputs: the good one, and the orders and floods the issue names (the 2 MiB line and the
+// endless stream come from a real program, in TestMeasureBoundsWhatAProgramPrints).
 func sessionSeeds() []string {
 	head := "bench-bridge-protocol 2\nmeta program bridge\ntimer_overhead_ns 20\n"
 	good := "begin a\ncalibrated a 1000\nref a 1000 20000\nsample a 1000 50000\nsample a 1000 50010\nend a\n"

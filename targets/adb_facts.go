@@ -63,7 +63,7 @@ func parseAndroidFacts(out string) artifact.Device {
 			}
 		case k == "battery_temp":
 			// dumpsys and sysfs both give tenths of a degree.
-			if t, err := strconv.ParseFloat(v, 64); err == nil {
+			if t, ok := finite(v); ok {
 				c := t / 10
 				a.BatteryCelsius = &c
 			}

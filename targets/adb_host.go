@@ -274,7 +274,13 @@ func (h adbHost) shellV2(ctx context.Context, serial, command string, stdout, st
 		return 0, err
 	}
 	defer c.Close()
-	r := bufio.NewReaderSize(c, 64*1024)
+	return readShellV2(ctx, bufio.NewReaderSize(c, 64*1024), stdout, stderr)
+}
+
+// readShellV2 copies shell_v2 packets (one id byte, a little-endian uint32 length, the data) from r to stdout and
+// stderr until the exit packet, and returns the status it carries. Packets of other ids are skipped; a stream that
+// ends first is the device going away.
+func readShellV2(ctx context.Context, r io.Reader, stdout, stderr io.Writer) (int, error) {
 	var head [5]byte
 	for {
 		if _, err := io.ReadFull(r, head[:]); err != nil {
@@ -293,7 +299,7 @@ func (h adbHost) shellV2(ctx context.Context, serial, command string, stdout, st
 		case shellExit:
 			var status [1]byte
 			if n != 1 {
-				return 0, fmt.Errorf("shell_v2 exit packet of %d bytes", n)
+				return 0, fmt.Errorf("shell_v2 exit packet of %d bytes, want 1", n)
 			}
 			if _, err := io.ReadFull(r, status[:]); err != nil {
 				return 0, errDeviceLost
@@ -321,19 +327,39 @@ func (h adbHost) shellLegacy(ctx context.Context, serial, command, errFile strin
 		return 0, err
 	}
 	defer c.Close()
-	status := -1
+	status, err := readLegacy(c, marker, stdout)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		return 0, err
+	}
+	var errOut strings.Builder
+	if err := h.shellV1Output(ctx, serial, "cat "+shellQuote(errFile)+"; rm -f "+shellQuote(errFile), &errOut); err == nil {
+		io.WriteString(stderr, errOut.String())
+	}
+	return status, nil
+}
+
+// readLegacy copies the plain shell's output from r to stdout up to the marker line that shellLegacy's command
+// prints after the program, and returns the exit status on it (0 to 255). Lines hold a CR at their end on old adbd's
+// pty; the empty line echoed before the marker is not the program's.
+func readLegacy(r io.Reader, marker string, stdout io.Writer) (int, error) {
 	// Hold back one line: the echo before the marker ends the program's last line, or adds an empty one.
 	var held *string
-	sc := bufio.NewScanner(c)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), maxShellLine)
 	for sc.Scan() {
 		line := strings.TrimSuffix(sc.Text(), "\r") // old adbd runs shell: on a pty, which sends CRLF
 		if rest, ok := strings.CutPrefix(line, marker+" "); ok {
-			status, _ = strconv.Atoi(rest)
-			if held != nil && *held == "" {
-				held = nil // the echo's newline after output that ended in one
+			status, err := strconv.Atoi(rest)
+			if err != nil || status < 0 || status > 255 {
+				return 0, fmt.Errorf("the plain shell's exit marker carries %q, not an exit status", rest)
 			}
-			break
+			if held != nil && *held != "" {
+				fmt.Fprintln(stdout, *held)
+			}
+			return status, nil
 		}
 		if held != nil {
 			fmt.Fprintln(stdout, *held)
@@ -343,18 +369,14 @@ func (h adbHost) shellLegacy(ctx context.Context, serial, command, errFile strin
 	if held != nil {
 		fmt.Fprintln(stdout, *held)
 	}
-	if status < 0 {
-		if ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
-		return 0, errDeviceLost
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return 0, fmt.Errorf("the program printed a line longer than %d MiB (the plain shell's line cap)", maxShellLine>>20)
 	}
-	var errOut strings.Builder
-	if err := h.shellV1Output(ctx, serial, "cat "+shellQuote(errFile)+"; rm -f "+shellQuote(errFile), &errOut); err == nil {
-		io.WriteString(stderr, errOut.String())
-	}
-	return status, nil
+	return 0, errDeviceLost
 }
+
+// maxShellLine is the longest output line the plain shell passes on: a bench program's line cap.
+const maxShellLine = 1 << 20
 
 // shellV1Output runs a short command through the plain shell: service and collects what it prints.
 func (h adbHost) shellV1Output(ctx context.Context, serial, command string, out io.Writer) error {

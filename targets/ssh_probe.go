@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -42,7 +43,7 @@ func parseSSHProbe(out []byte, d *artifact.Device) {
 				continue
 			}
 			cpu, err := strconv.Atoi(f[0])
-			if err != nil {
+			if err != nil || cpu < 0 {
 				continue
 			}
 			c := artifact.CPUFreq{CPU: cpu, CurKHz: atoi64(f[2]), MinKHz: atoi64(f[3]), MaxKHz: atoi64(f[4])}
@@ -53,8 +54,8 @@ func parseSSHProbe(out []byte, d *artifact.Device) {
 		case "thermal":
 			// Zones report millidegrees; a few old drivers report whole degrees.
 			temp, zone, _ := strings.Cut(v, " ")
-			mc, err := strconv.ParseFloat(temp, 64)
-			if err != nil {
+			mc, ok := finite(temp)
+			if !ok {
 				continue
 			}
 			if mc > 1000 || mc < -1000 {
@@ -65,7 +66,18 @@ func parseSSHProbe(out []byte, d *artifact.Device) {
 	}
 }
 
+// atoi64 reads a frequency in kHz; anything but a non-negative integer reads as 0 (unknown).
 func atoi64(s string) int64 {
-	n, _ := strconv.ParseInt(s, 10, 64)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
 	return n
+}
+
+// finite parses a decimal reading that an artifact can hold: NaN and infinities (strconv reads "nan" and "inf") are
+// a broken sensor, not a temperature.
+func finite(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
 }
