@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/internal/textsafe"
 )
 
 // Report is every comparison of one gate run.
@@ -176,11 +177,12 @@ func (res *Result) footer() []string {
 
 func renderText(w io.Writer, r *Report) error {
 	for _, res := range r.Results {
-		fmt.Fprintf(w, "%s: %s (%s)\n", res.Label, res.sides(func(s string) string { return s }, "->"), res.how())
+		// Labels, case names and failure reasons come from artifacts: no control character of theirs reaches a terminal.
+		fmt.Fprintln(w, textsafe.Line(fmt.Sprintf("%s: %s (%s)", res.Label, res.sides(func(s string) string { return s }, "->"), res.how())))
 		var buf bytes.Buffer
 		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 		for _, row := range append([][]string{res.header()}, res.rows()...) {
-			fmt.Fprintln(tw, strings.Join(row, "\t"))
+			fmt.Fprintln(tw, strings.Join(cleaned(row, textsafe.Line), "\t"))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -189,12 +191,12 @@ func renderText(w io.Writer, r *Report) error {
 			fmt.Fprintln(w, "  "+strings.TrimRight(line, " "))
 		}
 		for _, line := range res.footer() {
-			fmt.Fprintln(w, "  "+line)
+			fmt.Fprintln(w, "  "+textsafe.Line(line))
 		}
 		fmt.Fprintln(w)
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintln(w, n)
+		fmt.Fprintln(w, textsafe.Line(n))
 	}
 	fmt.Fprintln(w, r.summary())
 	return nil
@@ -207,11 +209,13 @@ func renderMarkdown(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(w, "## %s %s\n\n", mark, r.summary())
 	for _, res := range r.Results {
-		fmt.Fprintf(w, "### %s\n\n%s: %s\n\n", res.Label, res.sides(func(s string) string { return "`" + s + "`" }, "→"), res.how())
-		h := res.header()
+		fmt.Fprintf(w, "### %s\n\n%s\n\n", textsafe.Line(res.Label),
+			textsafe.Line(res.sides(func(s string) string { return "`" + s + "`" }, "→")+": "+res.how()))
+		h := cleaned(res.header(), textsafe.MarkdownCell)
 		fmt.Fprintln(w, "| "+strings.Join(h, " | ")+" |")
 		fmt.Fprintln(w, "|---|"+strings.Repeat("---:|", len(h)-2)+"---|")
 		for _, row := range res.rows() {
+			row = cleaned(row, textsafe.MarkdownCell)
 			row[0] = "`" + row[0] + "`"
 			if strings.HasPrefix(row[6], "REGRESSED") || strings.HasPrefix(row[6], "FAILED") {
 				row[6] = "**" + row[6] + "**"
@@ -221,15 +225,23 @@ func renderMarkdown(w io.Writer, r *Report) error {
 		if f := res.footer(); len(f) > 0 {
 			fmt.Fprintln(w)
 			for _, line := range f {
-				fmt.Fprintln(w, "- "+line)
+				fmt.Fprintln(w, "- "+textsafe.Line(line))
 			}
 		}
 		fmt.Fprintln(w)
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintln(w, "- "+n)
+		fmt.Fprintln(w, "- "+textsafe.Line(n))
 	}
 	return nil
+}
+
+// cleaned returns row's cells through clean.
+func cleaned(row []string, clean func(string) string) []string {
+	for i, c := range row {
+		row[i] = clean(c)
+	}
+	return row
 }
 
 // ratio prints a ratio to the reference with four significant digits, without an exponent: 42.24, 22290.

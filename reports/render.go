@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/internal/textsafe"
 )
 
 // Formats lists the formats Render accepts.
@@ -194,13 +196,23 @@ func (t *Table) frameLine() string {
 	return "At 60 Hz, 1 ms of a frame buys " + strings.Join(parts, ", ") + " of " + FrameCase + "."
 }
 
+// safe returns cells cleaned by clean: names, labels and messages come from artifacts, which come from devices and
+// programs, and no escape sequence of theirs may reach a terminal or break a table.
+func safe(cells []string, clean func(string) string) []string {
+	for i, c := range cells {
+		cells[i] = clean(c)
+	}
+	return cells
+}
+
 func renderText(w io.Writer, t *Table) error {
 	// Numbers align right; the case names are padded so that they read left-aligned.
 	width := len("case")
 	for _, r := range t.Rows {
-		width = max(width, len(r.Case))
+		width = max(width, utf8.RuneCountInString(textsafe.Line(r.Case)))
 	}
 	pad := func(cells []string) string {
+		cells = safe(cells, textsafe.Line)
 		cells[0] = fmt.Sprintf("%-*s", width, cells[0])
 		return strings.Join(cells, "\t") + "\t"
 	}
@@ -221,7 +233,7 @@ func renderText(w io.Writer, t *Table) error {
 }
 
 func renderMarkdown(w io.Writer, t *Table) error {
-	h := t.header()
+	h := safe(t.header(), textsafe.MarkdownCell)
 	fmt.Fprintln(w, "| "+strings.Join(h, " | ")+" |")
 	align := []string{"---"}
 	for range h[1:] {
@@ -229,7 +241,7 @@ func renderMarkdown(w io.Writer, t *Table) error {
 	}
 	fmt.Fprintln(w, "|"+strings.Join(align, "|")+"|")
 	for _, r := range t.Rows {
-		cells := t.cells(r)
+		cells := safe(t.cells(r), textsafe.MarkdownCell)
 		cells[0] = "`" + cells[0] + "`"
 		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
 	}
@@ -239,12 +251,12 @@ func renderMarkdown(w io.Writer, t *Table) error {
 func writeFooter(w io.Writer, t *Table, bullet string) error {
 	if line := t.frameLine(); line != "" {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, textsafe.Line(line))
 	}
 	if notes := t.footNotes(); len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
-			fmt.Fprintln(w, bullet+n)
+			fmt.Fprintln(w, bullet+textsafe.Line(n))
 		}
 	}
 	return nil
@@ -281,7 +293,8 @@ func renderCSV(w io.Writer, t *Table) error {
 					emulated += ": " + col.EmulatedReason
 				}
 			}
-			rec := []string{r.Case, strconv.FormatBool(r.Crossing), col.Label, "", "", "", "", "", "", "", "", c.Failed, emulated}
+			rec := []string{textsafe.Line(r.Case), strconv.FormatBool(r.Crossing), textsafe.Line(col.Label), "", "", "", "", "", "", "", "",
+				textsafe.Line(c.Failed), textsafe.Line(emulated)}
 			if !c.Missing {
 				rec[3] = num(c.MedianNs)
 				if c.HasInterval() {

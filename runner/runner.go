@@ -17,6 +17,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/internal/textsafe"
 	"github.com/bench-bridge/bench-bridge/stats"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
@@ -301,7 +302,8 @@ func (r *Raw) fail(name, reason, stderr string) {
 	if !slices.ContainsFunc(r.Failures, func(f artifact.Failure) bool { return f.Name == name }) {
 		r.Failures = append(r.Failures, artifact.Failure{Name: name, Reason: reason, StderrTail: stderr})
 	}
-	r.emit(Event{Kind: CaseFailed, Case: name, Reason: reason})
+	// The reason can hold a program's own text: a display shows it on a terminal.
+	r.emit(Event{Kind: CaseFailed, Case: name, Reason: textsafe.Line(reason)})
 }
 
 // emit passes an event to the listener, if there is one.

@@ -34,3 +34,27 @@ func TestMeasureBoundsWhatAProgramPrints(t *testing.T) {
 		t.Errorf("%d meta keys kept, the cap is %d", len(raw.Meta), maxMetaKeys)
 	}
 }
+
+// TestProgressStripsControlCharacters: a program's error message with escape sequences (the example) reaches
+// the progress lines and the events without them.
+func TestProgressStripsControlCharacters(t *testing.T) {
+	var progress strings.Builder
+	var reasons []string
+	o := faultyOptions("evil", "a")
+	o.Progress = &progress
+	if _, err := Measure(context.Background(), localTarget(t), mustAbs(t, "testdata/hostile.sh"), o); err != nil {
+		t.Fatal(err)
+	}
+	o.Progress, o.OnEvent = nil, func(e Event) { reasons = append(reasons, e.Reason) }
+	if _, err := Measure(context.Background(), localTarget(t), mustAbs(t, "testdata/hostile.sh"), o); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range append(reasons, progress.String()) {
+		if strings.ContainsAny(text, "\x1b\x07") {
+			t.Errorf("a control character reached the display: %q", text)
+		}
+	}
+	if !strings.Contains(progress.String(), "evil") || !strings.Contains(progress.String(), "owned-title") {
+		t.Errorf("progress %q, want the failure with its text", progress.String())
+	}
+}

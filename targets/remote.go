@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/internal/textsafe"
 )
 
 // transport is what a device connection does, and all it does (devlib's connection): run a command line and copy
@@ -148,7 +149,7 @@ func (r *remote) runDir(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", r.fail("making a directory in "+r.workdir, err)
 	}
-	dir := strings.TrimSpace(string(out))
+	dir := lastLine(out)
 	if !strings.HasPrefix(dir, "/") || !strings.HasPrefix(path.Base(dir), runDirPrefix) {
 		return "", fmt.Errorf("%s: making a directory in %s: the shell printed %q", r.label, r.workdir, dir)
 	}
@@ -158,6 +159,13 @@ func (r *remote) runDir(ctx context.Context) (string, error) {
 	r.dir = dir
 	r.record = recordRunDir(r.machine, dir)
 	return dir, nil
+}
+
+// lastLine is the last non-empty line of a command's output: what the command printed after anything a login
+// shell's profile printed first (a banner, a motd).
+func lastLine(out []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // Push implements Target: the binary goes into the run's directory, mode 0755.
@@ -274,7 +282,7 @@ func (r *remote) Device(ctx context.Context) (artifact.Device, error) {
 	d.RunPrefix = strings.Join(r.prefix, " ")
 	d.Emulated, d.EmulatedReason = emulation(d.Arch, "", r.prefix, d.Emulated)
 	for _, w := range d.Warnings {
-		fmt.Fprintf(r.log, "%s: warning: %s\n", r.name, w)
+		fmt.Fprintf(r.log, "%s: warning: %s\n", r.name, textsafe.Line(w))
 	}
 	return d, nil
 }

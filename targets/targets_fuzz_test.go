@@ -198,3 +198,16 @@ func TestLegacyShellLongLine(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestRunDirAfterABanner: a login shell that prints a banner before mkdir's output still gives the directory.
+func TestRunDirAfterABanner(t *testing.T) {
+	for out, want := range map[string]string{
+		"/tmp/bench-bridge-run.x1\n":                                        "/tmp/bench-bridge-run.x1",
+		"Welcome to webOS\r\nLast login: today\n/tmp/bench-bridge-run.x2\n": "/tmp/bench-bridge-run.x2",
+		"": "",
+	} {
+		if got := lastLine([]byte(out)); got != want {
+			t.Errorf("lastLine(%q) = %q, want %q", out, got, want)
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package gate
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/config"
+)
+
+// TestRenderStripsControlCharacters: file names and notes with the escape sequences (and a pipe and a line
+// break) reach the gate's text and markdown without their controls, and every markdown row keeps its cells.
+func TestRenderStripsControlCharacters(t *testing.T) {
+	const hostile = "\x1b]0;owned-title\x07\x1b[2J | next\nline"
+	r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, base), "b"+hostile+".json", "c.json", OptionsFrom(config.Gate{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Label += hostile
+	r.Notes = append(r.Notes, hostile)
+	report := &Report{Results: []*Result{r}, Notes: []string{hostile}}
+	for _, format := range []string{"text", "markdown"} {
+		var out bytes.Buffer
+		if err := Render(&out, report, format); err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(out.String(), "\x1b\x07") || !strings.Contains(out.String(), "owned-title") {
+			t.Errorf("%s: controls kept or text lost:\n%q", format, out.String())
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(line, "line") {
+				t.Errorf("%s: a line break from the input split a line", format)
+			}
+		}
+	}
+}
