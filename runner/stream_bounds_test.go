@@ -2,9 +2,15 @@ package runner
 
 import (
 	"context"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/build"
 )
 
 // TestMeasureBoundsWhatAProgramPrints runs a real program that floods the runner in each way it can: every case
@@ -56,5 +62,30 @@ func TestProgressStripsControlCharacters(t *testing.T) {
 	}
 	if !strings.Contains(progress.String(), "evil") || !strings.Contains(progress.String(), "owned-title") {
 		t.Errorf("progress %q, want the failure with its text", progress.String())
+	}
+}
+
+// TestFinishWritesOnlyValidArtifacts: an artifact that Validate refuses is not written, and Finish returns no
+// artifact for it, so that no one prints "wrote" of a file that is not there; a valid one is written and returned.
+func TestFinishWritesOnlyValidArtifacts(t *testing.T) {
+	out := sessionSeeds()[0]
+	for _, target := range []string{"", "fuzz"} {
+		o := Options{Cases: []string{"ref_js_loop", "a"}, Samples: 2, MinTime: time.Millisecond, Runs: 1, Stall: time.Minute}
+		tgt := scriptTarget{out: []byte(out)}
+		file := filepath.Join(t.TempDir(), "x.json")
+		p := &Prepared{job: &Job{Target: tgt, Options: o, Out: file, Log: io.Discard}, prog: &build.Program{},
+			art: &artifact.Artifact{Schema: artifact.Schema, Target: target, Program: artifact.ProgramBridge},
+			m:   NewMeasurement(tgt, "prog", o)}
+		if err := p.Process(context.Background(), 0, o.Cases); err != nil {
+			t.Fatal(err)
+		}
+		a, err := p.Finish(context.Background(), nil)
+		_, statErr := os.Stat(file)
+		switch {
+		case target == "" && (a != nil || err == nil || !strings.Contains(err.Error(), "not written") || statErr == nil):
+			t.Errorf("invalid artifact: returned %v, %v; file: %v", a != nil, err, statErr)
+		case target != "" && (a == nil || err != nil || statErr != nil):
+			t.Errorf("valid artifact: returned %v, %v; file: %v", a != nil, err, statErr)
+		}
 	}
 }
