@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// v1Seed is a schema 1 artifact; Parse turns it into schema 2, whose encoding is the schema 2 seed.
+// v1Seed is a schema 1 artifact; Parse turns it into the current schema, whose encoding is the current schema's
+// seed, and with its schema number changed, the schema 2 seed.
 const v1Seed = `{"schema": 1, "tool": "bench-bridge", "target": "linux", "program": "floor", "complete": true,
   "device": {}, "settings": {"samples": 3, "min_time_ns": 1, "warmup_ns": 1}, "timer_overhead_ns": 20,
   "cases": [
@@ -22,15 +23,16 @@ func artifactSeeds(t testing.TB) [][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2, err := json.Marshal(a)
+	v3, err := json.Marshal(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	seeds := [][]byte{[]byte(v1Seed), v2}
+	v2 := bytes.Replace(v3, []byte(`"schema":3`), []byte(`"schema":2`), 1)
+	seeds := [][]byte{[]byte(v1Seed), v2, v3}
 	edit := func(base []byte, old, new string) {
 		seeds = append(seeds, bytes.Replace(base, []byte(old), []byte(new), 1))
 	}
-	for _, base := range [][]byte{[]byte(v1Seed), v2} {
+	for _, base := range [][]byte{[]byte(v1Seed), v2, v3} {
 		edit(base, `"instructions_per_op":120`, `"instructions_per_op":0`)
 		edit(base, `"instructions_per_op": 120`, `"instructions_per_op": -4`)
 		edit(base, `"ratio_to_ref": 3`, `"ratio_to_ref": -3`)
@@ -40,9 +42,9 @@ func artifactSeeds(t testing.TB) [][]byte {
 		edit(base, `"median_ns":33`, `"median_ns":1e309`)
 		edit(base, `"timer_overhead_ns": 20`, `"timer_overhead_ns": -1e308`)
 	}
-	edit(v2, `"cases":[`, `"cases":null,"x":[`)
+	edit(v3, `"cases":[`, `"cases":null,"x":[`)
 	edit([]byte(v1Seed), `"cases": [`, `"cases": null, "x": [`)
-	edit(v2, `"schema":2`, `"schema":3`)
+	edit(v3, `"schema":3`, `"schema":4`)
 	return seeds
 }
 
@@ -103,5 +105,15 @@ func TestParseMillionSamples(t *testing.T) {
 	fixed = bytes.Replace(fixed, []byte(`"ratio_to_ref": 3,`), []byte(`"ratio_to_ref": 3.3,`), 1)
 	if a, err := Parse(fixed); err != nil || len(a.Cases[0].SamplesNs) != 1_000_001 {
 		t.Fatalf("a million samples: %v", err)
+	}
+}
+
+// TestFuzzSeedsCoverEverySchema: the first seeds are good artifacts of schemas 1, 2 and 3, so that the fuzzer starts
+// from every version Parse reads.
+func TestFuzzSeedsCoverEverySchema(t *testing.T) {
+	for i, s := range artifactSeeds(t)[:3] {
+		if a, err := Parse(s); err != nil || a.Schema != Schema {
+			t.Errorf("seed of schema %d: %v", i+1, err)
+		}
 	}
 }
