@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bench-bridge/bench-bridge/internal/textsafe"
 )
 
 // The adb server's host protocol (a hex length, then the request; OKAY or FAIL with a message) is spoken here
@@ -78,7 +80,7 @@ func request(c net.Conn, req string) error {
 		if err != nil {
 			return err
 		}
-		return errors.New(msg)
+		return errors.New(textsafe.Line(msg)) // the server's message, shown on a terminal
 	}
 	return fmt.Errorf("adb server answered %q", status)
 }

@@ -115,7 +115,8 @@ func execOK(ctx context.Context, tr transport, command string, stdin io.Reader, 
 	var stderr bytes.Buffer
 	status, err := tr.exec(ctx, command, stdin, stdout, &stderr)
 	if err == nil && status != 0 {
-		err = fmt.Errorf("%s: exit status %d: %s", brief(command), status, strings.TrimSpace(stderr.String()))
+		// The device's stderr ends up on a terminal: no control character of it goes along.
+		err = fmt.Errorf("%s: exit status %d: %s", brief(command), status, textsafe.Lines(strings.TrimSpace(stderr.String())))
 	}
 	return err
 }
