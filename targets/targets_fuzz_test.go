@@ -211,3 +211,32 @@ func TestRunDirAfterABanner(t *testing.T) {
 		}
 	}
 }
+
+// TestADBHostRepliesThatBreak: an adb server that answers OKAY and then stalls ends at the caller's bound; one that
+// answers FAIL with the length zzzz gets an error naming the bad length.
+func TestADBHostRepliesThatBreak(t *testing.T) {
+	for reply, want := range map[string]string{"OKAY": "i/o timeout", "FAILzzzz": `bad length "zzzz"`} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			io.ReadFull(c, make([]byte, 4+len("host:devices-l")))
+			io.WriteString(c, reply)
+			time.Sleep(5 * time.Second) // then stall
+		}()
+		// The server stalls for longer than the bound: only the bound can end the query with a timeout.
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		_, err = adbHost{addr: ln.Addr().String()}.query(ctx, "host:devices-l")
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("reply %q: err %v, want %q", reply, err, want)
+		}
+	}
+}
