@@ -35,11 +35,10 @@ type record struct {
 var fieldCount = map[string]int{"bench-bridge-protocol": 2, "meta": 3, "timer_overhead_ns": 2, "begin": 2,
 	"calibrated": 3, "sample": 4, "error": 3, "end": 2, "loop": 4, "ref": 4, "slowdown": 4, "memory": 3, "rss": 2}
 
-// parseLine parses one line of `run` or `loop` output. Fields are separated by spaces or tabs (a final CR, from a
-// device's pty, is not part of the line); any other character, NBSP included, belongs to a field. Every number must
+// parseLine parses one line of `run` or `loop` output. Fields are separated by spaces, tabs or CRs (a device's pty
+// ends lines with CR LF); any other character, NBSP included, belongs to a field. Every number must
 // be a plain decimal that is finite and in its range: NaN, Inf, hex floats and overflowing values are refused.
 func parseLine(line string) (record, error) {
-	line = strings.TrimSuffix(line, "\r")
 	fields := splitFields(line)
 	if len(fields) == 0 {
 		return record{}, fmt.Errorf("empty line")
@@ -92,22 +91,25 @@ func parseLine(line string) (record, error) {
 	return r, nil
 }
 
-// splitFields splits line at runs of spaces and tabs.
+// separators are the characters between fields.
+const separators = " \t\r"
+
+// splitFields splits line at runs of separators.
 func splitFields(line string) []string {
-	return strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
+	return strings.FieldsFunc(line, func(r rune) bool { return strings.ContainsRune(separators, r) })
 }
 
-// restAfter returns the text of line after its first n fields, its own inner spaces and tabs kept.
+// restAfter returns the text of line after its first n fields, its own inner separators kept.
 func restAfter(line string, n int) string {
-	s := strings.TrimLeft(line, " \t")
+	s := strings.TrimLeft(line, separators)
 	for i := 0; i < n; i++ {
-		j := strings.IndexAny(s, " \t")
+		j := strings.IndexAny(s, separators)
 		if j < 0 {
 			return ""
 		}
-		s = strings.TrimLeft(s[j:], " \t")
+		s = strings.TrimLeft(s[j:], separators)
 	}
-	return strings.TrimRight(s, " \t\r")
+	return strings.TrimRight(s, separators)
 }
 
 // decimal is a plain decimal number: what strconv accepts beyond it (NaN, Inf, hex floats, underscores) no bench
