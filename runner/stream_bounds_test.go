@@ -16,7 +16,7 @@ import (
 // TestMeasureBoundsWhatAProgramPrints runs a real program that floods the runner in each way it can: every case
 // that does fails with the bound it broke named, and the well-behaved case after it is still measured.
 func TestMeasureBoundsWhatAProgramPrints(t *testing.T) {
-	prog := mustAbs(t, "testdata/hostile.sh")
+	prog := mustAbs(t, "testdata/faulty.sh")
 	o := faultyOptions("flood", "longline", "chatter", "metaflood", "a")
 	o.Samples, o.Stall, o.CaseTimeout = 3, 5*time.Second, 2*time.Second
 	raw, err := Measure(context.Background(), localTarget(t), prog, o)
@@ -48,11 +48,11 @@ func TestProgressStripsControlCharacters(t *testing.T) {
 	var reasons []string
 	o := faultyOptions("evil", "a")
 	o.Progress = &progress
-	if _, err := Measure(context.Background(), localTarget(t), mustAbs(t, "testdata/hostile.sh"), o); err != nil {
+	if _, err := Measure(context.Background(), localTarget(t), mustAbs(t, "testdata/faulty.sh"), o); err != nil {
 		t.Fatal(err)
 	}
 	o.Progress, o.OnEvent = nil, func(e Event) { reasons = append(reasons, e.Reason) }
-	if _, err := Measure(context.Background(), localTarget(t), mustAbs(t, "testdata/hostile.sh"), o); err != nil {
+	if _, err := Measure(context.Background(), localTarget(t), mustAbs(t, "testdata/faulty.sh"), o); err != nil {
 		t.Fatal(err)
 	}
 	for _, text := range append(reasons, progress.String()) {
