@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,7 +24,9 @@ var protocolSeeds = []string{
 	"sample X 1 0", "calibrated X -5", "sample X 9223372036854775807 9223372036854775807",
 	"sample X 9223372036854775808 1", "ref X 9223372036854775806 1",
 	"meta\tkey\tvalue with tabs", "sample\u00a0X 1 1", "sample X 1 1\r", "sample\rX 1 1", "begin X\t\r",
-	"slowdown X 4.0625 40.5", "slowdown X NaN 1", "error X TypeError: boom | pipe\x1b[2J", "loop X 10 20", "end X",
+	"slowdown X 4.0625 40.5", "slowdown X NaN 1", "rss 123456", "rss -1", "rss 1e9",
+	"memory X ops=10 engine_allocs=5 host_bytes=9223372036854775807", "memory X ops=0", "memory X ops=1 ops=2",
+	"memory X ops=1 heap_bytes=NaN", "memory X ops=1 nope=1", "error X TypeError: boom | pipe\x1b[2J", "loop X 10 20", "end X",
 }
 
 // FuzzParseLine: any line parses or gets an error naming its record; what parses holds finite, in-range numbers and
@@ -49,7 +52,7 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatalf("parseLine(%q) = %+v: a negative count", line, r)
 		}
 		again, err := parseLine(formatRecord(r))
-		if err != nil || again != r {
+		if err != nil || !reflect.DeepEqual(again, r) {
 			t.Fatalf("parseLine(%q) = %+v, printed %q, parsed again %+v, %v", line, r, formatRecord(r), again, err)
 		}
 	})
@@ -72,6 +75,15 @@ func formatRecord(r record) string {
 		words = append(words, r.name, strconv.FormatInt(r.a, 10))
 	case "error":
 		words = append(words, r.name, r.text)
+	case "rss":
+		words = append(words, strconv.FormatInt(r.a, 10))
+	case "memory":
+		words = append(words, r.name, "ops="+strconv.FormatInt(r.mem.Ops, 10))
+		for _, key := range memoryKeys[1:] {
+			if n := *memoryCount(r.mem, key); n != nil {
+				words = append(words, key+"="+strconv.FormatInt(*n, 10))
+			}
+		}
 	case "slowdown":
 		words = append(words, r.name, num(r.f), num(r.g))
 	default:
@@ -122,6 +134,8 @@ func sessionSeeds() []string {
 		head + "begin a\nsample a 9223372036854775807 9223372036854775807\nsample a 1 9223372036854775807\nend a\n",
 		head + "begin a\n" + strings.Repeat("x", 2<<20), // a 2 MiB line without a newline
 		"bench-bridge-protocol 1\n" + ref + "begin a\nsample a 1 1\nslowdown a 1 1\nend a\n",
+		head + ref + "begin a\nsample a 1000 50000\nmemory a ops=1000 engine_allocs=3000 host_bytes=0\nend a\nrss 4096\n",
+		head + "memory a ops=1\nbegin a\nsample a 1 5\nend a\nmemory a ops=1\nrss 1\nrss 2\n", // memory outside its case
 	}
 }
 
