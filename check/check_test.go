@@ -112,6 +112,7 @@ func TestBrokenProgramsTripOneCheckEach(t *testing.T) {
 		{"warm-up ignored", `sleep "$(awk "BEGIN{print $warm/1e9}")"`, ":", "--warmup-ns asked for 150ms"},
 		{"ops ignored", "n=$ops", "n=5", "--ops 7 means 7 ops in every sample"},
 		{"no timer overhead", "echo timer_overhead_ns 20\n", "", "no timer_overhead_ns line"},
+		{"NaN timer overhead", "echo timer_overhead_ns 20\n", "echo timer_overhead_ns NaN\n", `"timer_overhead_ns NaN": `},
 		{"stdout noise", "echo meta program bridge", "echo meta program bridge; echo starting", `"starting": not a record of the protocol`},
 		{"list", "list) echo script_to_host_scalar;", "list) echo script_to_host_scalar; echo scalar;", `list: line 2 "scalar": not a case of the catalogue`},
 		{"no error record", `echo "error $c unknown case"; continue`, "continue", `no "error no_such_case MESSAGE" line`},

@@ -11,9 +11,6 @@ import (
 	"github.com/bench-bridge/bench-bridge/runner"
 )
 
-// fieldCounts is each record's number of fields; meta and error have at least that many (their text runs on).
-var fieldCounts = map[string]int{"bench-bridge-protocol": 2, "meta": 3, "timer_overhead_ns": 2, "begin": 2,
-	"calibrated": 3, "sample": 4, "error": 3, "end": 2, "loop": 4}
 
 // caseRun is what a run printed for one case.
 type caseRun struct {
@@ -90,18 +87,19 @@ func knownProtocol(line string) bool {
 
 // line applies one line; it returns what is wrong with it, or "".
 func (s *runState) line(i int, line string) string {
-	f := strings.Split(line, " ")
-	n, known := fieldCounts[f[0]]
-	switch {
-	case i == 0:
+	f := strings.Fields(line)
+	if i == 0 {
 		return "" // the first line is checked on its own
-	case !known:
-		return "not a record of the protocol (diagnostics go to stderr)"
-	case len(f) < n || (len(f) > n && f[0] != "meta" && f[0] != "error"):
-		return fmt.Sprintf("a %s record has %d fields separated by single spaces", f[0], n)
+	}
+	// The fields and numbers by the runner's own parser: a program check passes is one the runner reads.
+	if err := runner.CheckLine(line); err != nil {
+		if !runner.IsRecord(f[0]) {
+			return "not a record of the protocol (diagnostics go to stderr)"
+		}
+		return err.Error()
 	}
 	name := ""
-	if f[0] != "meta" && f[0] != "timer_overhead_ns" && f[0] != "bench-bridge-protocol" {
+	if !slices.Contains([]string{"meta", "timer_overhead_ns", "bench-bridge-protocol", "rss"}, f[0]) {
 		name = f[1]
 		if !slices.Contains(s.asked, name) {
 			return fmt.Sprintf("case %s was not asked for", name)
@@ -117,9 +115,6 @@ func (s *runState) line(i int, line string) string {
 			return "header records (meta, timer_overhead_ns) come before the first case"
 		}
 		if f[0] == "timer_overhead_ns" {
-			if _, err := strconv.ParseFloat(f[1], 64); err != nil {
-				return "timer_overhead_ns wants a number"
-			}
 			s.timer = true
 		}
 	case "begin":
@@ -162,6 +157,10 @@ func (s *runState) line(i int, line string) string {
 		r.ended = true
 		if s.current == name {
 			s.current = ""
+		}
+	case "memory":
+		if r == nil || s.current != name {
+			return fmt.Sprintf("memory outside its case (after begin %s, before its end)", name)
 		}
 	case "loop":
 		return "a loop record in run mode"

@@ -35,6 +35,19 @@ type record struct {
 var fieldCount = map[string]int{"bench-bridge-protocol": 2, "meta": 3, "timer_overhead_ns": 2, "begin": 2,
 	"calibrated": 3, "sample": 4, "error": 3, "end": 2, "loop": 4, "ref": 4, "slowdown": 4, "memory": 3, "rss": 2}
 
+// CheckLine reports what is wrong with one line of a bench program's output taken on its own (its fields and
+// numbers, by the rules of parseLine), or nil: check uses it so that a program it passes is one the runner reads.
+func CheckLine(line string) error {
+	_, err := parseLine(line)
+	return err
+}
+
+// IsRecord reports whether kind is a record of the protocol.
+func IsRecord(kind string) bool {
+	_, ok := fieldCount[kind]
+	return ok
+}
+
 // parseLine parses one line of `run` or `loop` output. Fields are separated by spaces, tabs or CRs (a device's pty
 // ends lines with CR LF); any other character, NBSP included, belongs to a field. Every number must
 // be a plain decimal that is finite and in its range: NaN, Inf, hex floats and overflowing values are refused.
