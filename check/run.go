@@ -11,7 +11,6 @@ import (
 	"github.com/bench-bridge/bench-bridge/runner"
 )
 
-
 // caseRun is what a run printed for one case.
 type caseRun struct {
 	begun, ended, failed bool
