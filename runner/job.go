@@ -22,7 +22,7 @@ var Tool = "bench-bridge"
 
 // Job is one program measured on one target, ending in one artifact file.
 type Job struct {
-	Target     targets.Target
+	Target     targets.Target // opened and closed by the caller
 	Kind       string // artifact.ProgramBridge or artifact.ProgramFloor
 	Codec      string // bridge codec
 	QuickJSSrc string // explicit QuickJS source tree, or "" for the pinned release
@@ -78,13 +78,13 @@ func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 }
 
 // Run builds the program, runs it as Options.Runs processes and writes the artifact. When the run fails part-way,
-// the artifact is still written, with what was measured and complete=false, and the error says what broke.
+// the artifact is still written, with what was measured and complete=false, and the error says what broke. The
+// target stays open: whoever opened it closes it.
 func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
 	p, err := j.Prepare(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer j.Target.Close()
 	if j.Options.Seed == 0 {
 		j.Options.Seed = NewSeed()
 	}

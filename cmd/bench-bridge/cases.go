@@ -13,8 +13,15 @@ import (
 // preludeName is what --script takes for the prelude every case's script follows.
 const preludeName = "prelude"
 
-func newCasesCmd(stdout io.Writer) *cobra.Command {
-	var script string
+// casesOptions are the cases command's.
+type casesOptions struct {
+	IO     *IOStreams
+	Script string // the case whose JavaScript to print, or "" for the list
+}
+
+// newCmdCases is `bench-bridge cases`.
+func newCmdCases(f *Factory, runF func(*casesOptions) error) *cobra.Command {
+	o := &casesOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "cases",
 		Short: "List the case catalogue: name, what one op is, whether it crosses the boundary",
@@ -22,28 +29,35 @@ func newCasesCmd(stdout io.Writer) *cobra.Command {
 --script prelude, which defines expect); docs/bridge.md says what each host function must do.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if script != "" {
-				return printScript(stdout, script)
+			if runF != nil {
+				return runF(o)
 			}
-			width := 0
-			for _, c := range cases.Catalogue {
-				width = max(width, len(c.Name))
-			}
-			for _, c := range cases.Catalogue {
-				kind := "crossing"
-				if !c.Crossing {
-					kind = "no crossing"
-				}
-				fmt.Fprintf(stdout, "%-*s %-12s %s\n", width, c.Name, kind, c.Op)
-			}
-			return nil
+			return casesRun(o)
 		},
 	}
-	cmd.Flags().StringVar(&script, "script", "", "print one case's JavaScript (or the prelude: --script prelude)")
+	cmd.Flags().StringVar(&o.Script, "script", "", "print one case's JavaScript (or the prelude: --script prelude)")
 	cmd.RegisterFlagCompletionFunc("script", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return append(cases.Names(), preludeName), cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
+}
+
+func casesRun(o *casesOptions) error {
+	if o.Script != "" {
+		return printScript(o.IO.Out, o.Script)
+	}
+	width := 0
+	for _, c := range cases.Catalogue {
+		width = max(width, len(c.Name))
+	}
+	for _, c := range cases.Catalogue {
+		kind := "crossing"
+		if !c.Crossing {
+			kind = "no crossing"
+		}
+		fmt.Fprintf(o.IO.Out, "%-*s %-12s %s\n", width, c.Name, kind, c.Op)
+	}
+	return nil
 }
 
 func printScript(w io.Writer, name string) error {

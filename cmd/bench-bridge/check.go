@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,8 +10,18 @@ import (
 	"github.com/bench-bridge/bench-bridge/check"
 )
 
-func newCheckCmd(stdout io.Writer) *cobra.Command {
-	o := check.DefaultOptions()
+// checkOptions are check's: the program's command line and the checks' options.
+type checkOptions struct {
+	IO  *IOStreams
+	ctx context.Context
+
+	Args  []string // the program and the arguments before the protocol's command
+	Check check.Options
+}
+
+// newCmdCheck is `bench-bridge check PROG [ARG...]`.
+func newCmdCheck(f *Factory, runF func(*checkOptions) error) *cobra.Command {
+	o := &checkOptions{IO: f.IO, Check: check.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "check PROG [ARG...]",
 		Short: "Run a bench program through the protocol's conformance checks",
@@ -25,21 +35,29 @@ ARGs come before the protocol's command: bench-bridge check python3 bench.py run
   bench-bridge check --timeout 5m ./slow-bench`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := check.Run(cmd.Context(), args, o)
-			if err != nil {
-				return err
+			o.ctx, o.Args = cmd.Context(), args
+			if runF != nil {
+				return runF(o)
 			}
-			for _, p := range rep.Problems {
-				fmt.Fprintln(stdout, p)
-			}
-			if len(rep.Problems) > 0 {
-				return fmt.Errorf("%s: %d problems in %d checks (docs/protocol.md)", args[0], len(rep.Problems), rep.Checked)
-			}
-			fmt.Fprintf(stdout, "%s: speaks the protocol: %d checks passed; it implements %s\n", args[0], rep.Checked, strings.Join(rep.Cases, ", "))
-			return nil
+			return checkRun(o)
 		},
 	}
 	cmd.Flags().SetInterspersed(false) // flags after PROG are the program's
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", o.Timeout, "the deadline of each run of the program")
+	cmd.Flags().DurationVar(&o.Check.Timeout, "timeout", o.Check.Timeout, "the deadline of each run of the program")
 	return cmd
+}
+
+func checkRun(o *checkOptions) error {
+	rep, err := check.Run(o.ctx, o.Args, o.Check)
+	if err != nil {
+		return err
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintln(o.IO.Out, p)
+	}
+	if len(rep.Problems) > 0 {
+		return fmt.Errorf("%s: %d problems in %d checks (docs/protocol.md)", o.Args[0], len(rep.Problems), rep.Checked)
+	}
+	fmt.Fprintf(o.IO.Out, "%s: speaks the protocol: %d checks passed; it implements %s\n", o.Args[0], rep.Checked, strings.Join(rep.Cases, ", "))
+	return nil
 }

@@ -23,17 +23,28 @@ import (
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
-// compareOptions are the flags of compare: the measuring flags and the gate's.
+// compareOptions are compare's: the target and programs, the measuring flags and the gate's.
 type compareOptions struct {
-	run       runOptions
-	gate      bool
-	alpha     float64
-	minEffect float64
-	format    string
+	IO         *IOStreams
+	OpenTarget openFunc
+	ctx        context.Context
+
+	Target     string
+	Programs   []string
+	ConfigFile string
+	Build      buildFlags
+	Measure    measureFlags
+	Device     targets.Overrides
+	Gate       bool
+	Thresholds thresholdFlags
+	Format     string
+	// Refused are the measuring flags given that compare takes per program instead.
+	Refused []string
 }
 
-func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
-	o := &compareOptions{}
+// newCmdCompare is `bench-bridge compare TARGET A B [C...]`.
+func newCmdCompare(f *Factory, runF func(*compareOptions) error) *cobra.Command {
+	o := &compareOptions{IO: f.IO, OpenTarget: f.OpenTarget}
 	cmd := &cobra.Command{
 		Use:   "compare TARGET A B [C...]",
 		Short: "Measure two or more programs on one target in one session, their processes alternating, and test each against the first",
@@ -50,20 +61,39 @@ calibrated on the device at start-up (the same binary as json). --runs (default 
   bench-bridge compare linux json json:slowdown=0.10 --cases script_to_host_scalar --gate`,
 		Args: cobra.MinimumNArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return compareRun(cmd, o, args[0], args[1:], stdout, stderr)
+			o.ctx, o.Target, o.Programs = cmd.Context(), args[0], args[1:]
+			fl := cmd.Flags()
+			o.Measure.changed(fl)
+			o.Build.changed(fl)
+			o.Thresholds.changed(fl)
+			o.Refused = nil
+			for _, name := range []string{"slowdown", "slowdown-steps", "metric"} {
+				if fl.Changed(name) {
+					o.Refused = append(o.Refused, name)
+				}
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return compareRun(o)
 		},
 	}
-	addMeasureFlags(cmd, &o.run, false)
-	f := cmd.Flags()
+	fl := cmd.Flags()
+	o.Measure.register(fl)
+	o.Build.register(fl, false)
+	registerConfigFlag(fl, &o.ConfigFile)
+	registerDeviceFlags(fl, &o.Device)
+	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile)
+	addCaseCompletion(cmd)
 	// More rounds than a run's processes: the paired test gains a pair per round, and a compare measures few cases.
-	o.run.runs = compareRounds
-	f.Lookup("runs").DefValue = strconv.Itoa(compareRounds)
-	f.Lookup("runs").Usage = "rounds: processes of each program, alternating A B, B A, ..."
-	f.Lookup("out").Usage = "directory for the artifacts, one per program (default " + DefaultOutDir + "/compare-TARGET)"
-	f.BoolVar(&o.gate, "gate", false, "exit 3 when a program regressed against the first")
-	f.Float64Var(&o.alpha, "alpha", 0, "significance level of the paired test (default: the config's, else 0.05)")
-	f.Float64Var(&o.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
-	f.StringVar(&o.format, "format", "text", "format of the paired comparison: "+strings.Join(gate.Formats, ", "))
+	o.Measure.runs = compareRounds
+	fl.Lookup("runs").DefValue = strconv.Itoa(compareRounds)
+	fl.Lookup("runs").Usage = "rounds: processes of each program, alternating A B, B A, ..."
+	fl.Lookup("out").Usage = "directory for the artifacts, one per program (default " + DefaultOutDir + "/compare-TARGET)"
+	fl.BoolVar(&o.Gate, "gate", false, "exit 3 when a program regressed against the first")
+	fl.Float64Var(&o.Thresholds.alpha, "alpha", 0, "significance level of the paired test (default: the config's, else 0.05)")
+	fl.Float64Var(&o.Thresholds.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
+	fl.StringVar(&o.Format, "format", "text", "format of the paired comparison: "+strings.Join(gate.Formats, ", "))
 	return cmd
 }
 
@@ -129,56 +159,55 @@ func (p programSpec) fileName(i int, target string) string {
 	return fmt.Sprintf("%c-%s.json", 'a'+i, name)
 }
 
-func compareRun(cmd *cobra.Command, o *compareOptions, targetName string, progArgs []string, stdout, stderr io.Writer) error {
-	if !slices.Contains(gate.Formats, o.format) {
-		return fmt.Errorf("--format %q: want one of %s", o.format, strings.Join(gate.Formats, ", "))
+func compareRun(o *compareOptions) error {
+	if !slices.Contains(gate.Formats, o.Format) {
+		return fmt.Errorf("--format %q: want one of %s", o.Format, strings.Join(gate.Formats, ", "))
 	}
-	f := cmd.Flags()
-	for _, name := range []string{"slowdown", "slowdown-steps", "metric"} {
-		if f.Changed(name) {
-			return fmt.Errorf("--%s does not apply to compare: give each program its own options (json:slowdown=0.10)", name)
-		}
+	if len(o.Refused) > 0 {
+		return fmt.Errorf("--%s does not apply to compare: give each program its own options (json:slowdown=0.10)", o.Refused[0])
 	}
-	cfg, err := config.Load(o.run.configFile)
+	cfg, err := config.Load(o.ConfigFile)
 	if err != nil {
 		return err
 	}
-	gopts, err := gateThresholds(cmd, cfg, o.alpha, o.minEffect)
+	gopts, err := gateThresholds(cfg, o.Thresholds)
 	if err != nil {
 		return err
 	}
-	specs := make([]programSpec, len(progArgs))
-	for i, a := range progArgs {
+	specs := make([]programSpec, len(o.Programs))
+	plans := make([]plan, len(o.Programs))
+	for i, a := range o.Programs {
 		if specs[i], err = parseProgram(a, cfg); err != nil {
 			return err
 		}
+		b, m := o.Build, o.Measure
+		b.codec, b.bridge, m.slowdown = specs[i].codec, specs[i].bridge, specs[i].slowdown
+		if plans[i], err = newPlan(specs[i].kind, b, m, cfg); err != nil {
+			return err
+		}
 	}
-	disp := newDisplay(stderr, o.run.quiet, o.run.verbose)
-	o.run.target.Log = disp
-	t, err := targets.Open(cmd.Context(), targetName, cfg.Specs(), o.run.target)
+	disp := newDisplay(o.IO.ErrOut, o.IO.IsStderrTTY(), o.IO.ColorEnabled(), o.Measure.quiet, o.Measure.verbose)
+	dev := o.Device
+	dev.Log = disp
+	t, err := o.OpenTarget(o.ctx, o.Target, cfg.Specs(), dev)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	dir := o.run.out
+	dir := o.Measure.out
 	if dir == "" {
 		dir = filepath.Join(DefaultOutDir, "compare-"+t.Name())
 	}
 	s := &compareSession{target: t, log: disp, disp: disp}
-	for i, spec := range specs {
-		ro := o.run
-		ro.codec, ro.bridge, ro.slowdown = spec.codec, spec.bridge, spec.slowdown
-		ro.out = filepath.Join(dir, spec.fileName(i, t.Name()))
-		job, err := ro.job(cmd, cfg, t, spec.kind, disp)
-		if err != nil {
-			return err
-		}
-		s.jobs = append(s.jobs, job)
+	for i, p := range plans {
+		p.out = filepath.Join(dir, specs[i].fileName(i, t.Name()))
+		s.jobs = append(s.jobs, p.job(t, disp))
 	}
-	arts, files, runErr := s.run(cmd.Context())
+	arts, files, runErr := s.run(o.ctx)
 	if len(arts) == 0 {
 		return runErr
 	}
+	stdout := o.IO.Out
 	if err := reports.Render(stdout, reports.Build(arts, files), "text"); err != nil {
 		return err
 	}
@@ -191,13 +220,13 @@ func compareRun(cmd *cobra.Command, o *compareOptions, targetName string, progAr
 		}
 		report.Results = append(report.Results, res)
 	}
-	if err := gate.Render(stdout, report, o.format); err != nil {
+	if err := gate.Render(stdout, report, o.Format); err != nil {
 		return err
 	}
 	if runErr != nil {
 		return runErr
 	}
-	if reg := report.Regressions(); o.gate && len(reg) > 0 {
+	if reg := report.Regressions(); o.Gate && len(reg) > 0 {
 		return regressionError{fmt.Sprintf("regression: %s", strings.Join(reg, ", "))}
 	}
 	return nil
@@ -289,20 +318,20 @@ rounds:
 }
 
 // gateThresholds are the gate's options from the config, with --alpha and --min-effect when given, checked.
-func gateThresholds(cmd *cobra.Command, cfg *config.Config, alpha, minEffect float64) (gate.Options, error) {
+func gateThresholds(cfg *config.Config, th thresholdFlags) (gate.Options, error) {
 	opts := gate.OptionsFrom(cfg.Gate)
 	// NaN and Inf parse as floats; either would switch the gate off, so each flag is checked for range and finiteness.
-	if cmd.Flags().Changed("alpha") {
-		if err := stats.CheckAlpha(alpha); err != nil {
-			return opts, fmt.Errorf("--alpha %v: %w", alpha, err)
+	if th.alphaSet {
+		if err := stats.CheckAlpha(th.alpha); err != nil {
+			return opts, fmt.Errorf("--alpha %v: %w", th.alpha, err)
 		}
-		opts.Alpha = alpha
+		opts.Alpha = th.alpha
 	}
-	if cmd.Flags().Changed("min-effect") {
-		if err := stats.CheckEffect(minEffect); err != nil {
-			return opts, fmt.Errorf("--min-effect %v: %w", minEffect, err)
+	if th.minEffectSet {
+		if err := stats.CheckEffect(th.minEffect); err != nil {
+			return opts, fmt.Errorf("--min-effect %v: %w", th.minEffect, err)
 		}
-		opts.MinEffect = minEffect
+		opts.MinEffect = th.minEffect
 	}
 	return opts, nil
 }

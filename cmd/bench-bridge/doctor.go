@@ -19,9 +19,21 @@ import (
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
-func newDoctorCmd(stdout io.Writer) *cobra.Command {
-	o := &runOptions{}
-	var asJSON bool
+// doctorOptions are doctor's: the targets to check and how to reach them; no measuring flags.
+type doctorOptions struct {
+	IO  *IOStreams
+	ctx context.Context
+
+	Targets    []string
+	ConfigFile string
+	QuickJSSrc string
+	Device     targets.Overrides
+	JSON       bool
+}
+
+// newCmdDoctor is `bench-bridge doctor [TARGET...]`.
+func newCmdDoctor(f *Factory, runF func(*doctorOptions) error) *cobra.Command {
+	o := &doctorOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "doctor [TARGET...]",
 		Short: "Check what a run needs (compiler, QuickJS, device, profilers) and say how to fix what is missing",
@@ -30,35 +42,47 @@ of its toolchain, QuickJS's source, that the device is reachable and runs progra
 host key and login), the run prefix's command and the profilers on the device. For each missing part it prints
 the command that fixes it. It exits 1 when a required part is missing.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := config.Load(o.configFile)
-			if err != nil {
-				return err
+			o.ctx, o.Targets = cmd.Context(), args
+			if runF != nil {
+				return runF(o)
 			}
-			names := args
-			if len(names) == 0 {
-				names = defaultDoctorTargets(cfg)
-			}
-			o.target.Log = cmd.ErrOrStderr() // what opening a device says: a recorded host key, a removed leftover
-			fs := doctor.Check(cmd.Context(), cfg, names, doctor.Options{QuickJSSrc: o.quickjsSrc, Overrides: o.target, Timeout: 20 * time.Second})
-			if asJSON {
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(fs); err != nil {
-					return err
-				}
-			} else {
-				doctor.Write(stdout, fs)
-			}
-			if doctor.Failed(fs) {
-				return fmt.Errorf("a required part is missing (see the fix lines above)")
-			}
-			return nil
+			return doctorRun(o)
 		},
 	}
-	o.register(cmd, false)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
-	cmd.ValidArgsFunction = targetCompletion(o)
+	f2 := cmd.Flags()
+	f2.StringVar(&o.QuickJSSrc, "quickjs-src", "", "QuickJS source tree to check (default: the pinned release in the cache; also $BENCH_BRIDGE_QUICKJS_SRC)")
+	f2.BoolVar(&o.JSON, "json", false, "print the findings as JSON")
+	registerConfigFlag(f2, &o.ConfigFile)
+	registerDeviceFlags(f2, &o.Device)
+	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile)
 	return cmd
+}
+
+func doctorRun(o *doctorOptions) error {
+	cfg, err := config.Load(o.ConfigFile)
+	if err != nil {
+		return err
+	}
+	names := o.Targets
+	if len(names) == 0 {
+		names = defaultDoctorTargets(cfg)
+	}
+	dev := o.Device
+	dev.Log = o.IO.ErrOut // what opening a device says: a recorded host key, a removed leftover
+	fs := doctor.Check(o.ctx, cfg, names, doctor.Options{QuickJSSrc: o.QuickJSSrc, Overrides: dev, Timeout: 20 * time.Second})
+	if o.JSON {
+		enc := json.NewEncoder(o.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(fs); err != nil {
+			return err
+		}
+	} else {
+		doctor.Write(o.IO.Out, fs)
+	}
+	if doctor.Failed(fs) {
+		return fmt.Errorf("a required part is missing (see the fix lines above)")
+	}
+	return nil
 }
 
 // defaultDoctorTargets is the local machine's built-in name and every configured target.
@@ -73,50 +97,70 @@ func defaultDoctorTargets(cfg *config.Config) []string {
 	return names
 }
 
-func newTargetsCmd(stdout io.Writer) *cobra.Command {
-	o := &runOptions{}
+// targetsOptions are the targets command's: how to reach the devices.
+type targetsOptions struct {
+	IO         *IOStreams
+	OpenTarget openFunc
+	ctx        context.Context
+
+	ConfigFile string
+	Device     targets.Overrides
+}
+
+// newCmdTargets is `bench-bridge targets`.
+func newCmdTargets(f *Factory, runF func(*targetsOptions) error) *cobra.Command {
+	o := &targetsOptions{IO: f.IO, OpenTarget: f.OpenTarget}
 	cmd := &cobra.Command{
 		Use:   "targets",
 		Short: "List the built-in and configured targets and whether each is reachable now",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := config.Load(o.configFile)
-			if err != nil {
-				return err
+			o.ctx = cmd.Context()
+			if runF != nil {
+				return runF(o)
 			}
-			names := targets.Names(cfg.Specs())
-			status := make([]string, len(names))
-			var wg sync.WaitGroup
-			for i, n := range names {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					status[i] = reachability(cmd, cfg, n, o)
-				}()
-			}
-			wg.Wait()
-			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "target\tkind\tfrom\treachable")
-			for i, n := range names {
-				spec, _ := targets.Lookup(n, cfg.Specs())
-				from := "built-in"
-				if _, ok := cfg.Targets[n]; ok {
-					from = "config"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n, spec.Kind, from, status[i])
-			}
-			return tw.Flush()
+			return targetsRun(o)
 		},
 	}
-	o.register(cmd, false)
+	registerConfigFlag(cmd.Flags(), &o.ConfigFile)
+	registerDeviceFlags(cmd.Flags(), &o.Device)
 	return cmd
 }
 
+func targetsRun(o *targetsOptions) error {
+	cfg, err := config.Load(o.ConfigFile)
+	if err != nil {
+		return err
+	}
+	names := targets.Names(cfg.Specs())
+	status := make([]string, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status[i] = o.reachability(cfg, n)
+		}()
+	}
+	wg.Wait()
+	tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "target\tkind\tfrom\treachable")
+	for i, n := range names {
+		spec, _ := targets.Lookup(n, cfg.Specs())
+		from := "built-in"
+		if _, ok := cfg.Targets[n]; ok {
+			from = "config"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n, spec.Kind, from, status[i])
+	}
+	return tw.Flush()
+}
+
 // reachability opens a target and runs `true` on it, within a few seconds.
-func reachability(cmd *cobra.Command, cfg *config.Config, name string, o *runOptions) string {
-	ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+func (o *targetsOptions) reachability(cfg *config.Config, name string) string {
+	ctx, cancel := context.WithTimeout(o.ctx, 10*time.Second)
 	defer cancel()
-	t, err := targets.Open(ctx, name, cfg.Specs(), o.target)
+	t, err := o.OpenTarget(ctx, name, cfg.Specs(), o.Device)
 	if err == nil {
 		defer t.Close()
 		err = t.Run(ctx, "true", nil, io.Discard, io.Discard)

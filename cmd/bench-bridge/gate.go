@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
@@ -25,20 +26,33 @@ import (
 // Exit statuses of gate: 0 when nothing regressed, exitRegressed on a regression, 1 on an error.
 const exitRegressed = 3
 
-// gateOptions are the flags of gate.
+// gateOptions are gate's: the two sides, the thresholds, and for --confirm a way to open the current side's target.
 type gateOptions struct {
-	format     string
-	confirm    bool
-	metric     string
-	alpha      float64
-	minEffect  float64
-	configFile string
-	stdout     io.Writer
-	stderr     io.Writer
+	IO         *IOStreams
+	OpenTarget openFunc
+	ctx        context.Context
+
+	Baseline, Current string
+	Format            string
+	Confirm           bool
+	Metric            string
+	ConfigFile        string
+	Thresholds        thresholdFlags
 }
 
-func newGateCmd(stdout, stderr io.Writer) *cobra.Command {
-	o := &gateOptions{stdout: stdout, stderr: stderr}
+// thresholdFlags are --alpha and --min-effect, of gate and compare.
+type thresholdFlags struct {
+	alpha, minEffect       float64
+	alphaSet, minEffectSet bool
+}
+
+func (th *thresholdFlags) changed(f *pflag.FlagSet) {
+	th.alphaSet, th.minEffectSet = f.Changed("alpha"), f.Changed("min-effect")
+}
+
+// newCmdGate is `bench-bridge gate BASELINE CURRENT`.
+func newCmdGate(f *Factory, runF func(*gateOptions) error) *cobra.Command {
+	o := &gateOptions{IO: f.IO, OpenTarget: f.OpenTarget}
 	cmd := &cobra.Command{
 		Use:   "gate BASELINE CURRENT",
 		Short: "Fail (exit 3) when CURRENT regressed against BASELINE: artifacts, or directories of them matched by target and program",
@@ -54,16 +68,21 @@ Exit status: 0 when nothing regressed, 3 on a regression, 1 on an error.`,
   bench-bridge gate --confirm --format markdown docs/reports/bench/nightly out/nightly`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return gateRun(cmd.Context(), cmd, o, args[0], args[1])
+			o.ctx, o.Baseline, o.Current = cmd.Context(), args[0], args[1]
+			o.Thresholds.changed(cmd.Flags())
+			if runF != nil {
+				return runF(o)
+			}
+			return gateRun(o)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(gate.Formats, ", "))
-	f.BoolVar(&o.confirm, "confirm", false, "rerun the flagged cases on the current artifact's target before failing; fail only when the rerun regresses too")
-	f.StringVar(&o.metric, "metric", "", "time, instructions or allocations (default: the config's gate.metric, else time)")
-	f.Float64Var(&o.alpha, "alpha", 0, fmt.Sprintf("significance level of the U test, strictly between 0 and 1 (default: the config's, else %v)", stats.DefaultAlpha))
-	f.Float64Var(&o.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
-	f.StringVar(&o.configFile, "config", "", "config file (default ./"+config.DefaultFile+" when it exists)")
+	fl := cmd.Flags()
+	fl.StringVar(&o.Format, "format", "text", "output format: "+strings.Join(gate.Formats, ", "))
+	fl.BoolVar(&o.Confirm, "confirm", false, "rerun the flagged cases on the current artifact's target before failing; fail only when the rerun regresses too")
+	fl.StringVar(&o.Metric, "metric", "", "time, instructions or allocations (default: the config's gate.metric, else time)")
+	fl.Float64Var(&o.Thresholds.alpha, "alpha", 0, fmt.Sprintf("significance level of the U test, strictly between 0 and 1 (default: the config's, else %v)", stats.DefaultAlpha))
+	fl.Float64Var(&o.Thresholds.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
+	registerConfigFlag(fl, &o.ConfigFile)
 	return cmd
 }
 
@@ -73,20 +92,21 @@ type regressionError struct{ msg string }
 func (e regressionError) Error() string { return e.msg }
 func (e regressionError) Unwrap() error { return exitCode(exitRegressed) }
 
-func gateRun(ctx context.Context, cmd *cobra.Command, o *gateOptions, basePath, curPath string) error {
-	if !slices.Contains(gate.Formats, o.format) {
-		return fmt.Errorf("--format %q: want one of %s", o.format, strings.Join(gate.Formats, ", "))
+func gateRun(o *gateOptions) error {
+	basePath, curPath := o.Baseline, o.Current
+	if !slices.Contains(gate.Formats, o.Format) {
+		return fmt.Errorf("--format %q: want one of %s", o.Format, strings.Join(gate.Formats, ", "))
 	}
-	cfg, err := config.Load(o.configFile)
+	cfg, err := config.Load(o.ConfigFile)
 	if err != nil {
 		return err
 	}
-	opts, err := gateThresholds(cmd, cfg, o.alpha, o.minEffect)
+	opts, err := gateThresholds(cfg, o.Thresholds)
 	if err != nil {
 		return err
 	}
-	if cmd.Flags().Changed("metric") {
-		opts.Metric = o.metric
+	if o.Metric != "" {
+		opts.Metric = o.Metric
 	}
 	if !slices.Contains(gate.Metrics, opts.Metric) {
 		return fmt.Errorf("--metric %q: want time, instructions or allocations", opts.Metric)
@@ -112,14 +132,14 @@ func gateRun(ctx context.Context, cmd *cobra.Command, o *gateOptions, basePath, 
 		if err != nil {
 			return err
 		}
-		if o.confirm && len(res.Flagged()) > 0 {
-			if err := confirmResult(ctx, o, cfg, res, p, opts); err != nil {
+		if o.Confirm && len(res.Flagged()) > 0 {
+			if err := confirmResult(o, cfg, res, p, opts); err != nil {
 				return fmt.Errorf("--confirm: %w", err)
 			}
 		}
 		report.Results = append(report.Results, res)
 	}
-	if err := gate.Render(o.stdout, report, o.format); err != nil {
+	if err := gate.Render(o.IO.Out, report, o.Format); err != nil {
 		return err
 	}
 	if reg := report.Regressions(); len(reg) > 0 {
@@ -131,44 +151,47 @@ func gateRun(ctx context.Context, cmd *cobra.Command, o *gateOptions, basePath, 
 // confirmResult reruns the flagged cases of res and keeps only the regressions the rerun shows too. When the
 // baseline's program can still be built (this tree builds the very binary the baseline measured), the rerun is a
 // session of both programs, their processes alternating, judged by the paired test; otherwise the current program
-// reruns alone and is compared with the baseline as before.
-func confirmResult(ctx context.Context, o *gateOptions, cfg *config.Config, res *gate.Result, p gate.Pair, opts gate.Options) error {
+// reruns alone and is compared with the baseline as before. The rerun's artifacts go to a temporary directory that
+// is removed, and the target it opens is closed, on every path.
+func confirmResult(o *gateOptions, cfg *config.Config, res *gate.Result, p gate.Pair, opts gate.Options) error {
 	if opts.Metric != gate.Time {
 		what := map[string]string{gate.Instructions: "instruction", gate.Allocations: "allocation"}[opts.Metric]
 		res.Notes = append(res.Notes, "--confirm: "+what+" counts repeat exactly, there is nothing to rerun")
 		return nil
 	}
+	ctx, stderr := o.ctx, o.IO.ErrOut
 	base, cur := p.Baseline.Artifact, p.Current.Artifact
 	dir, err := os.MkdirTemp("", "bench-bridge-confirm-")
 	if err != nil {
 		return err
 	}
-	t, err := targets.Open(ctx, cur.Target, cfg.Specs(), targets.Overrides{Log: o.stderr})
+	defer os.RemoveAll(dir)
+	t, err := o.OpenTarget(ctx, cur.Target, cfg.Specs(), targets.Overrides{Log: stderr})
 	if err != nil {
 		return err
 	}
 	defer t.Close()
 	names := append([]string{cases.RefCase}, res.Flagged()...)
-	curJob, err := rerunJob(o, cfg, t, cur, names, filepath.Join(dir, "b-"+filepath.Base(p.Current.File)))
+	curJob, err := rerunJob(stderr, cfg, t, cur, names, filepath.Join(dir, "b-"+filepath.Base(p.Current.File)))
 	if err != nil {
 		return err
 	}
-	baseJob, err := rerunJob(o, cfg, t, base, names, filepath.Join(dir, "a-"+filepath.Base(p.Baseline.File)))
+	baseJob, err := rerunJob(stderr, cfg, t, base, names, filepath.Join(dir, "a-"+filepath.Base(p.Baseline.File)))
 	if err != nil {
 		return err
 	}
 	if why := buildableBaseline(ctx, baseJob, base); why != "" {
 		res.Notes = append(res.Notes, "--confirm: "+why+": the current program reran alone")
-		fmt.Fprintf(o.stderr, "gate: %s: rerunning %s to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
+		fmt.Fprintf(stderr, "gate: %s: rerunning %s to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
 		rerun, err := curJob.Run(ctx)
 		if err != nil {
 			return err
 		}
-		gate.Confirm(res, base, rerun, curJob.Out, opts)
+		gate.Confirm(res, base, rerun, "the current program alone (its artifact not kept)", opts)
 		return nil
 	}
-	fmt.Fprintf(o.stderr, "gate: %s: rerunning %s beside the baseline's program to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
-	s := &compareSession{target: t, jobs: []*runner.Job{baseJob, curJob}, log: o.stderr}
+	fmt.Fprintf(stderr, "gate: %s: rerunning %s beside the baseline's program to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
+	s := &compareSession{target: t, jobs: []*runner.Job{baseJob, curJob}, log: stderr}
 	arts, files, err := s.run(ctx)
 	if err != nil {
 		return err
@@ -177,7 +200,7 @@ func confirmResult(ctx context.Context, o *gateOptions, cfg *config.Config, res 
 	if err != nil {
 		return err
 	}
-	gate.ConfirmPaired(res, paired, files[1])
+	gate.ConfirmPaired(res, paired, "beside the baseline's program, in one session (its artifacts not kept)")
 	return nil
 }
 
@@ -198,15 +221,15 @@ func buildableBaseline(ctx context.Context, job *runner.Job, base *artifact.Arti
 }
 
 // rerunJob is a job on t that measures names with the program, build options and settings a was made with.
-func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.Artifact, names []string, out string) (*runner.Job, error) {
+func rerunJob(log io.Writer, cfg *config.Config, t targets.Target, a *artifact.Artifact, names []string, out string) (*runner.Job, error) {
 	opts := runner.DefaultOptions()
-	opts.Cases, opts.Progress = names, o.stderr
+	opts.Cases, opts.Progress = names, log
 	if s := a.Settings; s.Samples > 0 && s.MinTimeNs > 0 {
 		opts.Samples, opts.MinTime, opts.Warmup = s.Samples, time.Duration(s.MinTimeNs), time.Duration(s.WarmupNs)
 	}
 	opts.Runs = max(a.Settings.Runs, opts.Runs, compareRounds) // as many pairs as a compare: the paired test needs them
 	opts.Slowdown, opts.SlowdownSteps = a.Settings.Slowdown, a.Settings.SlowdownSteps
-	job := &runner.Job{Target: t, Kind: a.Program, Codec: a.Codec, Options: opts, Out: out, Log: o.stderr,
+	job := &runner.Job{Target: t, Kind: a.Program, Codec: a.Codec, Options: opts, Out: out, Log: log,
 		Defines: a.Settings.Defines}
 	if cfg.QuickJS.Src != "" {
 		job.QuickJSSrc = cfg.Resolve(cfg.QuickJS.Src)

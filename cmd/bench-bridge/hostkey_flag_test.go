@@ -27,18 +27,18 @@ func TestAcceptHostKeyFlag(t *testing.T) {
 		{[]string{"webos"}, "", []string{"webos"}},
 		{[]string{"webos", "--", "--accept-host-key", fp}, "", []string{"webos", "--accept-host-key", fp}},
 	} {
-		o := &runOptions{}
+		var o targets.Overrides
 		var got []string
 		cmd := &cobra.Command{Use: "x", RunE: func(_ *cobra.Command, args []string) error { got = args; return nil }}
 		cmd.SetOut(io.Discard)
-		o.register(cmd, false)
+		registerDeviceFlags(cmd.Flags(), &o)
 		cmd.SetArgs(joinAcceptHostKey(tc.args))
 		if err := cmd.Execute(); err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
 		}
-		if o.target.AcceptHostKey != tc.accept || !slices.Equal(got, tc.wantArgs) {
-			t.Errorf("%q: accept %q, args %q; want %q, %q", tc.args, o.target.AcceptHostKey, got, tc.accept, tc.wantArgs)
+		if o.AcceptHostKey != tc.accept || !slices.Equal(got, tc.wantArgs) {
+			t.Errorf("%q: accept %q, args %q; want %q, %q", tc.args, o.AcceptHostKey, got, tc.accept, tc.wantArgs)
 		}
 	}
 }

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -12,12 +12,29 @@ import (
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/profile"
+	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
-func newProfileCmd(stdout, stderr io.Writer) *cobra.Command {
-	o := &runOptions{}
-	var program, tool, outDir string
+// profileOptions are profile's: the program to build, the target and case, the profiler; no measuring flags.
+type profileOptions struct {
+	IO         *IOStreams
+	OpenTarget openFunc
+	ctx        context.Context
+
+	Target, Case string
+	Seconds      float64
+	Program      string // artifact.ProgramBridge or artifact.ProgramFloor
+	Tool         string
+	OutDir       string
+	ConfigFile   string
+	Build        buildFlags
+	Device       targets.Overrides
+}
+
+// newCmdProfile is `bench-bridge profile TARGET CASE [SECS]`.
+func newCmdProfile(f *Factory, runF func(*profileOptions) error) *cobra.Command {
+	o := &profileOptions{IO: f.IO, OpenTarget: f.OpenTarget}
 	cmd := &cobra.Command{
 		Use:   "profile TARGET CASE [SECS]",
 		Short: "Run one case in a loop under the target's profiler and summarise where the time goes",
@@ -35,65 +52,81 @@ frame-pointer stacks), symbolised here, for kernels without perf events, qemu an
   bench-bridge profile webos script_to_host_scalar --tool itimer --host root@touchpad`,
 		Args: cobra.RangeArgs(2, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, caseName := args[0], args[1]
-			if _, ok := cases.Lookup(caseName); !ok {
-				return fmt.Errorf("unknown case %q (bench-bridge cases lists them)", caseName)
+			o.ctx, o.Target, o.Case, o.Seconds = cmd.Context(), args[0], args[1], 5
+			if _, ok := cases.Lookup(o.Case); !ok {
+				return fmt.Errorf("unknown case %q (bench-bridge cases lists them)", o.Case)
 			}
-			secs := 5.0
 			if len(args) == 3 {
 				var err error
-				if secs, err = profile.ParseSeconds(args[2]); err != nil {
+				if o.Seconds, err = profile.ParseSeconds(args[2]); err != nil {
 					return err
 				}
 			}
-			if !slices.Contains([]string{artifact.ProgramBridge, artifact.ProgramFloor}, program) {
-				return fmt.Errorf("--program %q: want bridge or floor", program)
+			if !slices.Contains([]string{artifact.ProgramBridge, artifact.ProgramFloor}, o.Program) {
+				return fmt.Errorf("--program %q: want bridge or floor", o.Program)
 			}
-			if tool != "" && !slices.Contains(profile.ToolNames(), tool) {
-				return fmt.Errorf("--tool %q: want one of %s", tool, strings.Join(profile.ToolNames(), ", "))
+			if o.Tool != "" && !slices.Contains(profile.ToolNames(), o.Tool) {
+				return fmt.Errorf("--tool %q: want one of %s", o.Tool, strings.Join(profile.ToolNames(), ", "))
 			}
-			cfg, err := config.Load(o.configFile)
-			if err != nil {
-				return err
+			o.Build.changed(cmd.Flags())
+			if runF != nil {
+				return runF(o)
 			}
-			o.target.Log = stderr
-			t, err := targets.Open(cmd.Context(), name, cfg.Specs(), o.target)
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			job, err := o.job(cmd, cfg, t, program, stderr)
-			if err != nil {
-				return err
-			}
-			prog, err := job.Build(cmd.Context())
-			if err != nil {
-				return err
-			}
-			dev, err := t.Device(cmd.Context())
-			if err != nil {
-				return err
-			}
-			targets.CheckProgram(&dev, prog.Path)
-			remote, err := t.Push(cmd.Context(), prog.Path)
-			if err != nil {
-				return err
-			}
-			res, err := profile.Run(cmd.Context(), t, remote, dev, profile.Options{Case: caseName, Seconds: secs, Tool: tool, OutDir: outDir, Log: stderr, Program: prog.Path})
-			if err != nil {
-				return err
-			}
-			res.Summary.Write(stdout)
-			fmt.Fprintf(stderr, "raw output: %s\n", res.Raw)
-			if res.Data != "" {
-				fmt.Fprintf(stderr, "data file: %s\n", res.Data)
-			}
-			return nil
+			return profileRun(o)
 		},
 	}
-	o.register(cmd, true)
-	cmd.Flags().StringVar(&program, "program", artifact.ProgramBridge, "program to profile: bridge or floor")
-	cmd.Flags().StringVar(&tool, "tool", "", "profiler: "+strings.Join(profile.ToolNames(), ", ")+" (default: the target's best)")
-	cmd.Flags().StringVar(&outDir, "out-dir", DefaultOutDir, "where the raw output and data file go")
+	fl := cmd.Flags()
+	o.Build.register(fl, true)
+	registerConfigFlag(fl, &o.ConfigFile)
+	registerDeviceFlags(fl, &o.Device)
+	fl.StringVar(&o.Program, "program", artifact.ProgramBridge, "program to profile: bridge or floor")
+	fl.StringVar(&o.Tool, "tool", "", "profiler: "+strings.Join(profile.ToolNames(), ", ")+" (default: the target's best)")
+	fl.StringVar(&o.OutDir, "out-dir", DefaultOutDir, "where the raw output and data file go")
+	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile)
 	return cmd
+}
+
+func profileRun(o *profileOptions) error {
+	stderr := o.IO.ErrOut
+	cfg, err := config.Load(o.ConfigFile)
+	if err != nil {
+		return err
+	}
+	prog, err := o.Build.resolve(cfg)
+	if err != nil {
+		return err
+	}
+	dev := o.Device
+	dev.Log = stderr
+	t, err := o.OpenTarget(o.ctx, o.Target, cfg.Specs(), dev)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	job := &runner.Job{Target: t, Kind: o.Program, Codec: prog.codec, QuickJSSrc: prog.quickjsSrc, Log: stderr,
+		User: prog.user, Defines: prog.defines}
+	built, err := job.Build(o.ctx)
+	if err != nil {
+		return err
+	}
+	device, err := t.Device(o.ctx)
+	if err != nil {
+		return err
+	}
+	targets.CheckProgram(&device, built.Path)
+	remote, err := t.Push(o.ctx, built.Path)
+	if err != nil {
+		return err
+	}
+	res, err := profile.Run(o.ctx, t, remote, device, profile.Options{Case: o.Case, Seconds: o.Seconds, Tool: o.Tool, OutDir: o.OutDir, Log: stderr,
+		Program: built.Path})
+	if err != nil {
+		return err
+	}
+	res.Summary.Write(o.IO.Out)
+	fmt.Fprintf(stderr, "raw output: %s\n", res.Raw)
+	if res.Data != "" {
+		fmt.Fprintf(stderr, "data file: %s\n", res.Data)
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -33,16 +32,9 @@ type runState struct {
 	started time.Time
 }
 
-// newDisplay decides between terminal and plain output for w.
-func newDisplay(w io.Writer, quiet, verbose bool) *display {
-	d := &display{w: w, quiet: quiet, verbose: verbose}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb" {
-			d.tty = true
-			d.color = os.Getenv("NO_COLOR") == ""
-		}
-	}
-	return d
+// newDisplay shows progress on w: a status line when w is a terminal (tty), plain lines otherwise.
+func newDisplay(w io.Writer, tty, color, quiet, verbose bool) *display {
+	return &display{w: w, tty: tty, color: color && tty, quiet: quiet, verbose: verbose}
 }
 
 // Write implements io.Writer for log lines (building, fetching): they go above the status line.

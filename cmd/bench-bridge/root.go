@@ -17,18 +17,24 @@ import (
 	"github.com/bench-bridge/bench-bridge/runner"
 )
 
-// execute runs the command line and returns the exit status; tests call it directly. The first SIGINT or SIGTERM
-// cancels the run, which then cleans up on the device (kills the program, removes its directory) within bounds; a
-// second one ends bench-bridge at once, cleanup or not.
+// execute runs the command line with the real targets and returns the exit status; tests call it directly.
 func execute(args []string, stdout, stderr io.Writer) int {
+	return executeWith(newFactory(os.Stdin, stdout, stderr), args)
+}
+
+// executeWith runs the command line with f's streams and targets and returns the exit status: the one place that maps
+// errors to exit statuses. The first SIGINT or SIGTERM cancels the run, which then cleans up on the device (kills the
+// program, removes its directory) within bounds; a second one ends bench-bridge at once, cleanup or not.
+func executeWith(f *Factory, args []string) int {
+	stderr := f.IO.ErrOut
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	stopSignals := onSignals(cancel, stderr)
 	defer stopSignals()
 	runner.Tool = "bench-bridge " + version()
-	root := newRoot(stdout, stderr)
+	root := newRoot(f)
 	args = joinAcceptHostKey(args)
-	addTargetCmds(root, args, stdout, stderr)
+	addTargetCmds(root, f, args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
@@ -100,8 +106,10 @@ type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	o := &runOptions{}
+// newRoot is `bench-bridge TARGET...` (the bridge on the targets) with every command under it.
+func newRoot(f *Factory) *cobra.Command {
+	o := newMeasureOptions(f, artifact.ProgramBridge)
+	measure := o.runE(nil)
 	root := &cobra.Command{
 		Use:   "bench-bridge TARGET...",
 		Short: "Measure what one script <-> host call costs on real devices, and how far it is from the floor",
@@ -122,13 +130,15 @@ shows artifacts side by side: ns per crossing, ratio to a pure-JavaScript loop, 
 			if len(args) == 0 {
 				return cmd.Help()
 			}
-			return measure(cmd, o, args, artifact.ProgramBridge, stdout, stderr)
+			return measure(cmd, args)
 		},
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	addMeasureFlags(root, o, true)
-	root.AddCommand(newFloorCmd(stdout, stderr), newProfileCmd(stdout, stderr), newDoctorCmd(stdout), newTargetsCmd(stdout), newGateCmd(stdout, stderr), newCompareCmd(stdout, stderr), newShowCmd(stdout), newCasesCmd(stdout), newCheckCmd(stdout), newVersionCmd(stdout))
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	o.register(root, true)
+	root.AddCommand(newCmdFloor(f, nil), newCmdProfile(f, nil), newCmdDoctor(f, nil), newCmdTargets(f, nil), newCmdGate(f, nil),
+		newCmdCompare(f, nil), newCmdShow(f, nil), newCmdCases(f, nil), newCmdCheck(f, nil), newCmdVersion(f))
 	return root
 }
 
@@ -150,7 +160,8 @@ func version() string {
 	return v
 }
 
-func newVersionCmd(stdout io.Writer) *cobra.Command {
+func newCmdVersion(f *Factory) *cobra.Command {
+	stdout := f.IO.Out
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version and how the binary was built",

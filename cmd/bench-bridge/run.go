@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,135 +27,91 @@ import (
 // docs/reports/bench, whose artifacts are committed.
 const DefaultOutDir = "out"
 
-// runOptions are the flags of a measuring command.
-type runOptions struct {
-	cases      string
-	samples    int
-	runs       int
-	seed       uint64
-	slowdown   float64
-	steps      int
-	minTime    time.Duration
-	warmup     time.Duration
-	stall      time.Duration
-	out        string
-	quickjsSrc string
-	codec      string
-	bridge     string
-	configFile string
-	quiet      bool
-	verbose    bool
-	target     targets.Overrides
-	metric     string
-	defines    []string
+// measureOptions are a measuring command's: the program to build, how to measure it, the targets, and what it
+// needs from outside (the streams, a way to open a target). The bridge commands, floor and the root share them.
+type measureOptions struct {
+	IO         *IOStreams
+	OpenTarget openFunc
+	ctx        context.Context
+
+	Kind       string   // artifact.ProgramBridge or artifact.ProgramFloor
+	Targets    []string // the targets' names
+	ConfigFile string
+	Build      buildFlags
+	Measure    measureFlags
+	Device     targets.Overrides
 }
 
-func (o *runOptions) register(cmd *cobra.Command, bridge bool) {
-	d := runner.DefaultOptions()
+// newMeasureOptions are the options of a measuring command of kind, with f's dependencies.
+func newMeasureOptions(f *Factory, kind string) *measureOptions {
+	return &measureOptions{IO: f.IO, OpenTarget: f.OpenTarget, Kind: kind}
+}
+
+// register adds the measuring command's flags to cmd; bridge adds the reference bridge's and the config's bridges.
+func (o *measureOptions) register(cmd *cobra.Command, bridge bool) {
 	f := cmd.Flags()
-	f.StringVar(&o.cases, "cases", "", "comma-separated cases to run (default all; ref_js_loop is always included)")
-	f.IntVar(&o.runs, "runs", d.Runs, "processes of the program, each running every case in its own order (the variance is between processes)")
-	f.IntVar(&o.samples, "samples", d.Samples, "timed samples per case in each process")
-	f.Uint64Var(&o.seed, "seed", 0, "seed of the processes' case orders (default: drawn, and recorded in the artifact)")
-	f.Float64Var(&o.slowdown, "slowdown", 0, "add busy work worth this share of each crossing, calibrated on the device (0.10: the gate's A/B proof)")
-	f.IntVar(&o.steps, "slowdown-steps", 0, "add this many busy-work steps per crossing instead: the same instructions everywhere (the instruction gate's A/B proof)")
-	f.DurationVar(&o.minTime, "min-time", d.MinTime, "least duration of one sample")
-	f.DurationVar(&o.warmup, "warmup", 0, "warm-up per case (default: --min-time)")
-	f.DurationVar(&o.stall, "stall-timeout", d.Stall, "kill the program when it prints nothing for this long")
-	f.StringVar(&o.out, "out", "", "artifact path (default "+DefaultOutDir+"/<name>.json; a run of some --cases: <name>-subset-<hash>.json)")
-	f.StringVar(&o.quickjsSrc, "quickjs-src", "", "QuickJS source tree to build against (default: the pinned release, fetched and cached; also $BENCH_BRIDGE_QUICKJS_SRC)")
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "print only the table and errors")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every case as it finishes, also on a terminal")
-	f.StringVar(&o.configFile, "config", "", "config file (default ./"+config.DefaultFile+" when it exists)")
-	f.StringVar(&o.target.Serial, "serial", "", "adb: the device's serial when several are attached (default $ANDROID_SERIAL)")
-	f.StringVar(&o.target.Host, "host", "", "ssh: [user@]host[:port] of the device")
-	f.StringVar(&o.target.Identity, "identity", "", "ssh: private key file")
-	f.StringVar(&o.target.KnownHosts, "known-hosts", "", "ssh: known_hosts file (default ~/.ssh/known_hosts)")
-	f.StringVar(&o.target.AcceptHostKey, "accept-host-key", "", "ssh: record an unknown host key in the known_hosts file when its `fingerprint` is this one (SHA256:..., as ssh-keygen -lf prints it on the device; several separated by commas); a changed key is always refused")
-	f.Lookup("accept-host-key").NoOptDefVal = targets.AcceptHostKeyUnchecked // bare: the error prints the fingerprint to pass
-	f.StringVar(&o.target.RunPrefix, "run-prefix", "", "command put before the program on the device, e.g. \"taskset -c 1\"")
-	f.StringVar(&o.target.Workdir, "workdir", "", "directory for the programs on the device")
-	f.StringVar(&o.metric, "metric", "time", "time, or instructions: the times, then instructions per op counted under valgrind's callgrind")
-	f.StringArrayVar(&o.defines, "define", nil, "compile-time option NAME[=VALUE] of the program, repeatable")
-	if bridge {
-		f.StringVar(&o.codec, "codec", "json", "reference bridge codec")
-		f.StringVar(&o.bridge, "bridge", "", "measure a bridge declared in the config (bridges.NAME) instead of the reference bridge")
+	o.Measure.register(f)
+	o.Build.register(f, bridge)
+	registerConfigFlag(f, &o.ConfigFile)
+	registerDeviceFlags(f, &o.Device)
+	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile)
+	addCaseCompletion(cmd)
+}
+
+// runE is the cobra side of a measuring command: the targets from the arguments, what the flags changed, then runF.
+func (o *measureOptions) runE(runF func(*measureOptions) error, first ...string) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		o.ctx, o.Targets = cmd.Context(), append(slices.Clone(first), args...)
+		o.Measure.changed(cmd.Flags())
+		o.Build.changed(cmd.Flags())
+		if runF != nil {
+			return runF(o)
+		}
+		return measureRun(o)
 	}
 }
 
-// applyConfig fills what the flags left unset from the config's defaults.
-func (o *runOptions) applyConfig(cmd *cobra.Command, c *config.Config) {
-	f := cmd.Flags()
-	if !f.Changed("samples") && c.Defaults.Samples > 0 {
-		o.samples = c.Defaults.Samples
-	}
-	if !f.Changed("min-time") && c.Defaults.MinTime.Duration > 0 {
-		o.minTime = c.Defaults.MinTime.Duration
-	}
-	if !f.Changed("quickjs-src") && c.QuickJS.Src != "" {
-		o.quickjsSrc = c.Resolve(c.QuickJS.Src)
-	}
+// plan is what every job of a measuring command shares, read-only: checked once, before any target opens.
+type plan struct {
+	kind    string
+	program program
+	options runner.Options
+	out     string
+	outDir  string
 }
 
-// job turns the flags and the config into a runner job for target and program kind.
-func (o *runOptions) job(cmd *cobra.Command, cfg *config.Config, t targets.Target, kind string, log io.Writer) (*runner.Job, error) {
-	o.applyConfig(cmd, cfg)
-	var user *runner.UserBridge
-	if o.bridge != "" {
-		b, err := cfg.Bridge(o.bridge)
-		if err != nil {
-			return nil, err
-		}
-		if cmd.Flags().Changed("codec") {
-			return nil, fmt.Errorf("--codec %s and --bridge %s: --codec picks the reference bridge's codec; a bridge of yours has its own", o.codec, o.bridge)
-		}
-		user = &runner.UserBridge{Name: o.bridge, Dir: cfg.Dir(), Build: b.Build, Binary: b.Binary}
-		o.codec = o.bridge
+// plan checks the flags against the config.
+func (o *measureOptions) plan(cfg *config.Config) (plan, error) {
+	return newPlan(o.Kind, o.Build, o.Measure, cfg)
+}
+
+func newPlan(kind string, b buildFlags, m measureFlags, cfg *config.Config) (plan, error) {
+	p := plan{kind: kind, out: m.out, outDir: DefaultOutDir}
+	var err error
+	if p.program, err = b.resolve(cfg); err != nil {
+		return p, err
 	}
-	names, err := cases.Select(o.cases)
-	if err != nil {
-		return nil, err
+	if p.options, err = m.options(cfg); err != nil {
+		return p, err
 	}
-	if o.samples < 1 {
-		return nil, fmt.Errorf("--samples must be at least 1, got %d", o.samples)
+	if cfg.Defaults.OutDir != "" {
+		p.outDir = cfg.Resolve(cfg.Defaults.OutDir)
 	}
-	if o.runs < 1 {
-		return nil, fmt.Errorf("--runs must be at least 1, got %d", o.runs)
-	}
-	if !(o.slowdown >= 0 && o.slowdown <= 10) {
-		return nil, fmt.Errorf("--slowdown %v: want a share between 0 and 10, like 0.10", o.slowdown)
-	}
-	if o.steps < 0 || (o.steps > 0 && o.slowdown > 0) {
-		return nil, fmt.Errorf("--slowdown-steps %d: want a positive count, and not with --slowdown", o.steps)
-	}
-	if o.minTime <= 0 {
-		return nil, fmt.Errorf("--min-time must be positive, got %s", o.minTime)
-	}
-	if o.metric != "time" && o.metric != "instructions" {
-		return nil, fmt.Errorf("--metric %q: want time or instructions", o.metric)
-	}
-	if len(o.defines) > 0 && user != nil {
-		return nil, fmt.Errorf("--define applies to the reference bridge and the floor, not to --bridge %s (its build command sets its flags)", o.bridge)
-	}
-	opts := runner.DefaultOptions()
-	opts.Cases, opts.Samples, opts.MinTime, opts.Stall = names, o.samples, o.minTime, o.stall
-	opts.Runs, opts.Seed, opts.Slowdown, opts.SlowdownSteps = o.runs, o.seed, o.slowdown, o.steps
-	opts.Warmup = o.warmup
-	if opts.Warmup <= 0 {
-		opts.Warmup = o.minTime
-	}
+	return p, nil
+}
+
+// job is the plan for target t, with options and defines of its own: jobs running in parallel share nothing they
+// write.
+func (p plan) job(t targets.Target, log io.Writer) *runner.Job {
+	opts := p.options
+	opts.Cases = slices.Clone(p.options.Cases)
 	opts.Progress = log
-	opts.Instructions = o.metric == "instructions"
-	out := o.out
+	out := strings.ReplaceAll(p.out, targetPlaceholder, t.Name())
 	if out == "" {
-		dir := DefaultOutDir
-		if cfg.Defaults.OutDir != "" {
-			dir = cfg.Resolve(cfg.Defaults.OutDir)
-		}
-		out = filepath.Join(dir, subsetName(defaultName(t.Name(), kind, o.codec), names))
+		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, p.program.codec), opts.Cases))
 	}
-	return &runner.Job{Target: t, Kind: kind, Codec: o.codec, QuickJSSrc: o.quickjsSrc, Options: opts, Out: out, Log: log, User: user,
-		Defines: o.defines}, nil
+	return &runner.Job{Target: t, Kind: p.kind, Codec: p.program.codec, QuickJSSrc: p.program.quickjsSrc, Options: opts,
+		Out: out, Log: log, User: p.program.user, Defines: slices.Clone(p.program.defines)}
 }
 
 // defaultName is the artifact's file name: linux.json, floor-linux.json, linux-fast.json.
@@ -177,31 +135,43 @@ func subsetName(name string, selected []string) string {
 	return strings.TrimSuffix(name, ".json") + "-subset-" + hex.EncodeToString(sum[:4]) + ".json"
 }
 
-// measure runs the program on every named target, one artifact each, and shows them side by side. Targets on
+// measureRun runs the program on every named target, one artifact each, and shows them side by side. Targets on
 // different machines run in parallel; targets sharing a machine (the local one) run one after another, so that
-// they do not disturb each other's numbers.
-func measure(cmd *cobra.Command, o *runOptions, names []string, kind string, stdout, stderr io.Writer) error {
-	cfg, err := config.Load(o.configFile)
+// they do not disturb each other's numbers. It opens every target and closes every one it opened.
+func measureRun(o *measureOptions) error {
+	if err := checkOut(o.Measure.out, o.Targets); err != nil {
+		return err
+	}
+	cfg, err := config.Load(o.ConfigFile)
 	if err != nil {
 		return err
 	}
-	disp := newDisplay(stderr, o.quiet, o.verbose)
-	o.target.Log = disp
-	opened := make([]targets.Target, len(names))
-	for i, name := range names {
-		if opened[i], err = targets.Open(cmd.Context(), name, cfg.Specs(), o.target); err != nil {
-			for _, t := range opened[:i] {
-				t.Close()
-			}
+	p, err := o.plan(cfg)
+	if err != nil {
+		return err
+	}
+	disp := newDisplay(o.IO.ErrOut, o.IO.IsStderrTTY(), o.IO.ColorEnabled(), o.Measure.quiet, o.Measure.verbose)
+	dev := o.Device
+	dev.Log = disp
+	opened := make([]targets.Target, 0, len(o.Targets))
+	defer func() {
+		for _, t := range opened {
+			t.Close()
+		}
+	}()
+	for _, name := range o.Targets {
+		t, err := o.OpenTarget(o.ctx, name, cfg.Specs(), dev)
+		if err != nil {
 			return err
 		}
+		opened = append(opened, t)
 	}
 	type result struct {
 		art  *artifact.Artifact
 		file string
 		err  error
 	}
-	results := make([]result, len(names))
+	results := make([]result, len(opened))
 	groups := map[string][]int{}
 	for i, t := range opened {
 		groups[targets.Machine(t)] = append(groups[targets.Machine(t)], i)
@@ -212,7 +182,7 @@ func measure(cmd *cobra.Command, o *runOptions, names []string, kind string, std
 		go func() {
 			defer wg.Done()
 			for _, i := range idx {
-				a, file, err := measureOne(cmd, o, cfg, opened[i], kind, disp)
+				a, file, err := measureOne(o.ctx, p.job(opened[i], disp), disp)
 				results[i] = result{a, file, err}
 			}
 		}()
@@ -226,70 +196,44 @@ func measure(cmd *cobra.Command, o *runOptions, names []string, kind string, std
 			arts, files = append(arts, r.art), append(files, r.file)
 		}
 		if r.err != nil {
-			failed = append(failed, fmt.Errorf("%s: %w", names[i], r.err))
+			failed = append(failed, fmt.Errorf("%s: %w", o.Targets[i], r.err))
 		}
 	}
 	if len(arts) > 0 {
-		if err := reports.Render(stdout, reports.Build(arts, files), "text"); err != nil {
+		if err := reports.Render(o.IO.Out, reports.Build(arts, files), "text"); err != nil {
 			return err
 		}
 	}
 	return errors.Join(failed...)
 }
 
-// measureOne runs one job on an opened target and closes it; it returns the artifact whenever one was written,
-// even when the run failed.
-func measureOne(cmd *cobra.Command, o *runOptions, cfg *config.Config, t targets.Target, kind string, disp *display) (*artifact.Artifact, string, error) {
-	defer t.Close()
-	job, err := o.job(cmd, cfg, t, kind, disp)
-	if err != nil {
-		return nil, "", err
-	}
-	label := defaultName(t.Name(), kind, job.Codec)
-	job.Options.OnEvent = disp.track(strings.TrimSuffix(label, ".json"), len(job.Options.Cases))
-	defer disp.finish(strings.TrimSuffix(label, ".json"))
+// measureOne runs one job; it returns the artifact whenever one was written, even when the run failed. The target
+// stays open: its opener closes it.
+func measureOne(ctx context.Context, job *runner.Job, disp *display) (*artifact.Artifact, string, error) {
+	label := strings.TrimSuffix(defaultName(job.Target.Name(), job.Kind, job.Codec), ".json")
+	job.Options.OnEvent = disp.track(label, len(job.Options.Cases))
+	defer disp.finish(label)
 	start := time.Now()
-	a, err := job.Run(cmd.Context())
+	a, err := job.Run(ctx)
 	if a == nil {
 		return nil, "", err
 	}
 	fmt.Fprintf(disp, "wrote %s in %s\n", job.Out, time.Since(start).Round(100*time.Millisecond))
 	if err == nil && !a.Complete {
-		err = fmt.Errorf("%d of %d cases failed (see %s)", len(a.Failures), len(job.Options.Cases)-len(a.NotImplemented), job.Out)
+		err = fmt.Errorf("%d of %d cases failed (see %s)", len(a.Failures), len(job.Options.Cases), job.Out) // Cases: those the program implements
 	}
 	return a, job.Out, err
 }
 
-// addMeasureFlags makes cmd a measuring command: its arguments are target names.
-func addMeasureFlags(cmd *cobra.Command, o *runOptions, bridge bool) {
-	o.register(cmd, bridge)
-	cmd.ValidArgsFunction = targetCompletion(o)
-	cmd.RegisterFlagCompletionFunc("cases", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return cases.Names(), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-	})
-}
-
-// targetCompletion completes target names: the built-in ones and the config's.
-func targetCompletion(o *runOptions) cobra.CompletionFunc {
-	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		cfg, err := config.Load(o.configFile)
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveError
-		}
-		return targets.Names(cfg.Specs()), cobra.ShellCompDirectiveNoFileComp
-	}
-}
-
-func newFloorCmd(stdout, stderr io.Writer) *cobra.Command {
-	o := &runOptions{}
+// newCmdFloor is `bench-bridge floor TARGET...`.
+func newCmdFloor(f *Factory, runF func(*measureOptions) error) *cobra.Command {
+	o := newMeasureOptions(f, artifact.ProgramFloor)
 	cmd := &cobra.Command{
 		Use:   "floor TARGET...",
 		Short: "Run the same cases written directly against the QuickJS C API: the floor to approach",
 		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return measure(cmd, o, args, artifact.ProgramFloor, stdout, stderr)
-		},
+		RunE:  o.runE(runF),
 	}
-	addMeasureFlags(cmd, o, false)
+	o.register(cmd, false)
 	return cmd
 }

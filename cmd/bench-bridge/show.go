@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,35 +13,54 @@ import (
 	"github.com/bench-bridge/bench-bridge/reports"
 )
 
-func newShowCmd(stdout io.Writer) *cobra.Command {
-	var format, chart, html string
+// showOptions are show's: the artifacts and the formats to show them in.
+type showOptions struct {
+	IO *IOStreams
+
+	Files  []string
+	Format string
+	Chart  string
+	HTML   string
+}
+
+// newCmdShow is `bench-bridge show A.json [B.json ...]`.
+func newCmdShow(f *Factory, runF func(*showOptions) error) *cobra.Command {
+	o := &showOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "show A.json [B.json ...]",
 		Short: "Show artifacts side by side: ns/op, ratio to ref_js_loop, crossings per ms, change against the first",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, files []string) error {
-			if !slices.Contains(reports.Formats, format) {
-				return fmt.Errorf("--format %q: want one of %s", format, strings.Join(reports.Formats, ", "))
+			o.Files = files
+			if runF != nil {
+				return runF(o)
 			}
-			var arts []*artifact.Artifact
-			for _, f := range files {
-				a, err := artifact.Read(f)
-				if err != nil {
-					return err
-				}
-				arts = append(arts, a)
-			}
-			table := reports.Build(arts, files)
-			if err := writePictures(table, chart, html); err != nil {
-				return err
-			}
-			return reports.Render(stdout, table, format)
+			return showRun(o)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(reports.Formats, ", "))
-	cmd.Flags().StringVar(&chart, "chart", "", "also draw crossings per ms per case, one bar per artifact, to FILE.svg or FILE.png")
-	cmd.Flags().StringVar(&html, "html", "", "also write one self-contained page with the table and the chart to FILE")
+	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: "+strings.Join(reports.Formats, ", "))
+	cmd.Flags().StringVar(&o.Chart, "chart", "", "also draw crossings per ms per case, one bar per artifact, to FILE.svg or FILE.png")
+	cmd.Flags().StringVar(&o.HTML, "html", "", "also write one self-contained page with the table and the chart to FILE")
 	return cmd
+}
+
+func showRun(o *showOptions) error {
+	if !slices.Contains(reports.Formats, o.Format) {
+		return fmt.Errorf("--format %q: want one of %s", o.Format, strings.Join(reports.Formats, ", "))
+	}
+	var arts []*artifact.Artifact
+	for _, f := range o.Files {
+		a, err := artifact.Read(f)
+		if err != nil {
+			return err
+		}
+		arts = append(arts, a)
+	}
+	table := reports.Build(arts, o.Files)
+	if err := writePictures(table, o.Chart, o.HTML); err != nil {
+		return err
+	}
+	return reports.Render(o.IO.Out, table, o.Format)
 }
 
 // writePictures writes show's --chart and --html files, atomically, when asked for.

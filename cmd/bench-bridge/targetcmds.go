@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -31,10 +30,10 @@ var targetAbout = map[string][2]string{
 	"webos":   {"a webOS device over ssh", "an HP TouchPad-class webOS device over ssh (--host): ARMv7 softfp, static"},
 }
 
-// newTargetCmd is `bench-bridge NAME [TARGET...]`: the bridge measured on one target (and any more named after it),
+// newCmdTarget is `bench-bridge NAME [TARGET...]`: the bridge measured on one target (and any more named after it),
 // with the flags of its kind shown in its help.
-func newTargetCmd(name, kind string, about [2]string, stdout, stderr io.Writer) *cobra.Command {
-	o := &runOptions{}
+func newCmdTarget(f *Factory, name, kind string, about [2]string, runF func(*measureOptions) error) *cobra.Command {
+	o := newMeasureOptions(f, artifact.ProgramBridge)
 	cmd := &cobra.Command{
 		Use:   name + " [TARGET...]",
 		Short: fmt.Sprintf("Measure the bridge on %s", about[0]),
@@ -43,11 +42,9 @@ declared in the config (--bridge NAME, docs/bridge.md). The target's kind is %s.
 each gets its artifact, and one table shows them all.`, about[1], kind),
 		Example: fmt.Sprintf("  bench-bridge %s\n  bench-bridge %s --codec binary --cases script_to_host_scalar\n  bench-bridge %s --bridge mine", name, name, name),
 		Args:    cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return measure(cmd, o, append([]string{name}, args...), artifact.ProgramBridge, stdout, stderr)
-		},
+		RunE:    o.runE(runF, name),
 	}
-	addMeasureFlags(cmd, o, true)
+	o.register(cmd, true)
 	hideForeignFlags(cmd, kind)
 	return cmd
 }
@@ -65,9 +62,9 @@ func hideForeignFlags(cmd *cobra.Command, kind string) {
 // addTargetCmds adds a command per built-in target and per target of the config the command line names (or the
 // default one), so that each has its own --help. A config that cannot be read adds none: the command that needs it
 // reports why.
-func addTargetCmds(root *cobra.Command, args []string, stdout, stderr io.Writer) {
+func addTargetCmds(root *cobra.Command, f *Factory, args []string) {
 	for name, spec := range targets.BuiltIn {
-		root.AddCommand(newTargetCmd(name, spec.Kind, targetAbout[name], stdout, stderr))
+		root.AddCommand(newCmdTarget(f, name, spec.Kind, targetAbout[name], nil))
 	}
 	cfg, err := config.Load(configArg(args))
 	if err != nil {
@@ -77,7 +74,7 @@ func addTargetCmds(root *cobra.Command, args []string, stdout, stderr io.Writer)
 		if c, _, err := root.Find([]string{name}); err == nil && c != root {
 			continue // a built-in target or a command of the same name
 		}
-		root.AddCommand(newTargetCmd(name, spec.Kind, [2]string{"config target " + name, "the config's target " + name}, stdout, stderr))
+		root.AddCommand(newCmdTarget(f, name, spec.Kind, [2]string{"config target " + name, "the config's target " + name}, nil))
 	}
 }
 

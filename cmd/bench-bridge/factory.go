@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+
+	"github.com/bench-bridge/bench-bridge/targets"
+)
+
+// IOStreams are the command line's input and outputs, and whether they are terminals. A terminal changes the form of
+// what is printed (a status line, colour), never its content.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	stdoutTTY, stderrTTY, color bool
+}
+
+// IsStdoutTTY reports whether Out is a terminal.
+func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
+
+// IsStderrTTY reports whether ErrOut is a terminal: then progress is a status line instead of a line per case.
+func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+
+// ColorEnabled reports whether ErrOut is a terminal that wants colour (NO_COLOR unset).
+func (s *IOStreams) ColorEnabled() bool { return s.color }
+
+// systemStreams are the given streams, each a terminal when it is a character device and TERM is not dumb.
+func systemStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
+	s := &IOStreams{In: in, Out: out, ErrOut: errOut, stdoutTTY: isTerminal(out), stderrTTY: isTerminal(errOut)}
+	s.color = s.stderrTTY && os.Getenv("NO_COLOR") == ""
+	return s
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// openFunc opens a target by name; whoever opens a target closes it.
+type openFunc func(ctx context.Context, name string, specs map[string]targets.Spec, o targets.Overrides) (targets.Target, error)
+
+// Factory is what every command's constructor takes: the dependencies its options get, so that tests can give a
+// command other streams and other targets.
+type Factory struct {
+	IO         *IOStreams
+	OpenTarget openFunc
+}
+
+// newFactory is the real one: these streams and the targets of package targets.
+func newFactory(in io.Reader, out, errOut io.Writer) *Factory {
+	return &Factory{IO: systemStreams(in, out, errOut), OpenTarget: targets.Open}
+}
