@@ -23,9 +23,9 @@ var Tool = "bench-bridge"
 // Job is one program measured on one target, ending in one artifact file.
 type Job struct {
 	Target     targets.Target // opened and closed by the caller
-	Kind       string // artifact.ProgramBridge or artifact.ProgramFloor
-	Codec      string // bridge codec
-	QuickJSSrc string // explicit QuickJS source tree, or "" for the pinned release
+	Kind       string         // artifact.ProgramBridge or artifact.ProgramFloor
+	Codec      string         // bridge codec
+	QuickJSSrc string         // explicit QuickJS source tree, or "" for the pinned release
 	Options    Options
 	Out        string // the artifact's path
 	Log        io.Writer
