@@ -1,0 +1,343 @@
+package main
+
+// Tests of the command layer alone: flags, exit statuses and the terminal display, against fake targets that speak
+// the bench program protocol themselves, so that no C compiler and no device is needed. The real paths (building,
+// running on this machine, adb, ssh) are the e2e tests'.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/gate"
+	"github.com/bench-bridge/bench-bridge/targets"
+)
+
+// fakeCases are the cases a fake target's program lists.
+var fakeCases = []string{cases.RefCase, "script_to_host_scalar"}
+
+// fakeTarget is a machine of its own whose "program" is this code: it answers list and run as a protocol 1 program
+// would, whatever binary was pushed. It is safe for concurrent use, as a real target is.
+type fakeTarget struct {
+	name   string
+	fail   string      // a case that reports an error
+	meet   *rendezvous // when set, every run waits there for the other targets' runs: proof they overlap
+	closed atomic.Int32
+}
+
+func (f *fakeTarget) Name() string               { return f.name }
+func (f *fakeTarget) Machine() string            { return "fake machine " + f.name }
+func (f *fakeTarget) Platform() targets.Platform { return targets.Platform{} }
+func (f *fakeTarget) Close() error               { f.closed.Add(1); return nil }
+func (f *fakeTarget) Pull(context.Context, string, string) error {
+	return errors.New("fake: no files to pull")
+}
+
+func (f *fakeTarget) Push(_ context.Context, local string) (string, error) {
+	return "/fake/" + filepath.Base(local), nil
+}
+
+func (f *fakeTarget) Device(context.Context) (artifact.Device, error) {
+	return artifact.Device{OS: "FakeOS", Arch: runtime.GOARCH, CPUModel: "fake cpu", Cores: 1}, nil
+}
+
+func (f *fakeTarget) Run(ctx context.Context, _ string, args []string, stdout, _ io.Writer) error {
+	if len(args) > 0 && args[0] == "list" {
+		fmt.Fprintln(stdout, strings.Join(fakeCases, "\n"))
+		return nil
+	}
+	if f.meet != nil {
+		if err := f.meet.wait(ctx); err != nil {
+			return err
+		}
+	}
+	samples, want := 1, []string{}
+	for i := 1; i < len(args); i++ {
+		switch {
+		case args[i] == "--samples":
+			samples, _ = strconv.Atoi(args[i+1])
+			i++
+		case strings.HasPrefix(args[i], "--"):
+			i++ // every flag of run takes a value
+		default:
+			want = append(want, args[i])
+		}
+	}
+	fmt.Fprintln(stdout, "bench-bridge-protocol 1\nmeta program bridge\ntimer_overhead_ns 20")
+	for _, c := range want {
+		fmt.Fprintf(stdout, "begin %s\n", c)
+		if c == f.fail {
+			fmt.Fprintf(stdout, "error %s TypeError: boom\nend %s\n", c, c)
+			continue
+		}
+		fmt.Fprintf(stdout, "calibrated %s 1000\n", c)
+		for i := range samples {
+			fmt.Fprintf(stdout, "sample %s 1000 %d\n", c, 2_000_000+10*i) // over --min-time 1ms
+		}
+		fmt.Fprintf(stdout, "end %s\n", c)
+	}
+	return nil
+}
+
+// rendezvous lets n runs through only once all n have arrived, or fails them after a deadline: targets that ran one
+// after another never meet.
+type rendezvous struct {
+	n       int
+	mu      sync.Mutex
+	arrived int
+	all     chan struct{}
+}
+
+func newRendezvous(n int) *rendezvous { return &rendezvous{n: n, all: make(chan struct{})} }
+
+func (r *rendezvous) wait(ctx context.Context) error {
+	r.mu.Lock()
+	if r.arrived++; r.arrived == r.n {
+		close(r.all)
+	}
+	r.mu.Unlock()
+	select {
+	case <-r.all:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(30 * time.Second):
+		return errors.New("fake: the other targets' runs never started beside this one")
+	}
+}
+
+// fakes is a set of fake targets by name, and a Factory whose streams are buffers and whose targets are these.
+type fakes struct {
+	targets        map[string]*fakeTarget
+	opened         atomic.Int32
+	stdout, stderr bytes.Buffer
+	factory        *Factory
+}
+
+func newFakes(stdoutTTY, stderrTTY bool, ts ...*fakeTarget) *fakes {
+	fs := &fakes{targets: map[string]*fakeTarget{}}
+	for _, t := range ts {
+		fs.targets[t.name] = t
+	}
+	io := &IOStreams{In: strings.NewReader(""), Out: &fs.stdout, ErrOut: &fs.stderr, stdoutTTY: stdoutTTY, stderrTTY: stderrTTY}
+	open := func(_ context.Context, name string, _ map[string]targets.Spec, _ targets.Overrides) (targets.Target, error) {
+		t, ok := fs.targets[name]
+		if !ok {
+			return nil, fmt.Errorf("unknown target %q", name)
+		}
+		fs.opened.Add(1)
+		return t, nil
+	}
+	fs.factory = &Factory{IO: io, OpenTarget: open}
+	return fs
+}
+
+func (fs *fakes) run(args ...string) int { return executeWith(fs.factory, args) }
+
+// fakeBridge writes a config declaring bridge "fake", a prebuilt binary (the fake targets never run it), and returns
+// the config's path.
+func fakeBridge(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fake-bench"), []byte("#!/bin/sh\nexit 2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "bench-bridge.toml")
+	if err := os.WriteFile(cfg, []byte("[bridges.fake]\nbinary = \"fake-bench\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// fakeArgs are a short measuring run of the fake bridge.
+func fakeArgs(cfg string, more ...string) []string {
+	return append([]string{"--config", cfg, "--bridge", "fake", "--cases", "script_to_host_scalar", "--runs", "2",
+		"--samples", "3", "--min-time", "1ms"}, more...)
+}
+
+// TestTwoTargetsAtOnce measures two targets of different machines in parallel (each run waits until the other's has
+// started), with --out templated by target name: one artifact each, one table of both, each target closed once by
+// the command that opened it. Under -race this is the test that the runs share nothing they write.
+func TestTwoTargetsAtOnce(t *testing.T) {
+	meet := newRendezvous(2)
+	a, b := &fakeTarget{name: "fake-a", meet: meet}, &fakeTarget{name: "fake-b", meet: meet}
+	fs := newFakes(false, false, a, b)
+	out := filepath.Join(t.TempDir(), "{target}.json")
+	code := fs.run(append([]string{"fake-a", "fake-b"}, fakeArgs(fakeBridge(t), "--out", out)...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, fs.stderr.String())
+	}
+	for _, ft := range []*fakeTarget{a, b} {
+		file := strings.ReplaceAll(out, "{target}", ft.name)
+		art, err := artifact.Read(file)
+		if err != nil {
+			t.Errorf("%s: %v", ft.name, err)
+		} else if art.Target != ft.name || art.Codec != "fake" || art.Case("script_to_host_scalar") == nil {
+			t.Errorf("%s: artifact of target %q, codec %q, cases %+v", file, art.Target, art.Codec, art.Cases)
+		}
+		if n := ft.closed.Load(); n != 1 {
+			t.Errorf("%s closed %d times, want once", ft.name, n)
+		}
+		if !strings.Contains(fs.stdout.String(), "fake "+ft.name) {
+			t.Errorf("the table has no column of %s:\n%s", ft.name, fs.stdout.String())
+		}
+	}
+}
+
+// TestOutWithSeveralTargets: one --out for several targets is refused before any target opens.
+func TestOutWithSeveralTargets(t *testing.T) {
+	fs := newFakes(false, false, &fakeTarget{name: "fake-a"}, &fakeTarget{name: "fake-b"})
+	code := fs.run(append([]string{"fake-a", "fake-b"}, fakeArgs(fakeBridge(t), "--out", filepath.Join(t.TempDir(), "x.json"))...)...)
+	if code != 1 || !strings.Contains(fs.stderr.String(), "put {target} in it") {
+		t.Errorf("exit %d, want 1 and the fix:\n%s", code, fs.stderr.String())
+	}
+	if n := fs.opened.Load(); n != 0 {
+		t.Errorf("%d targets opened for a command line that cannot run", n)
+	}
+}
+
+// TestExitStatuses: a failed case exits 1 with the artifact written; bad flags exit 1 before any target opens.
+func TestExitStatuses(t *testing.T) {
+	cfg := fakeBridge(t)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		fail   string
+		code   int
+		stderr string
+		opened int32
+	}{
+		{"ok", nil, "", 0, "wrote ", 1},
+		{"a case fails", nil, "script_to_host_scalar", 1, "1 of 2 cases failed", 1},
+		{"samples", []string{"--samples", "0"}, "", 1, "--samples must be at least 1", 0},
+		{"metric", []string{"--metric", "cycles"}, "", 1, `--metric "cycles": want time or instructions`, 0},
+		{"codec and bridge", []string{"--codec", "fast"}, "", 1, "--codec fast and --bridge fake", 0},
+		{"unknown bridge", []string{"--bridge", "nope"}, "", 1, "nope", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ft := &fakeTarget{name: "fake-a", fail: tc.fail}
+			fs := newFakes(false, false, ft)
+			out := filepath.Join(t.TempDir(), "a.json")
+			code := fs.run(append(append([]string{"fake-a"}, fakeArgs(cfg, "--out", out)...), tc.args...)...)
+			if code != tc.code || !strings.Contains(fs.stderr.String(), tc.stderr) {
+				t.Errorf("exit %d, want %d and %q in\n%s", code, tc.code, tc.stderr, fs.stderr.String())
+			}
+			if n := fs.opened.Load(); n != tc.opened || ft.closed.Load() != n {
+				t.Errorf("opened %d (want %d), closed %d", n, tc.opened, ft.closed.Load())
+			}
+			if _, err := os.Stat(out); (err == nil) != (tc.opened > 0) {
+				t.Errorf("artifact written: %v, want %v", err == nil, tc.opened > 0)
+			}
+		})
+	}
+}
+
+// TestTerminalChangesTheFormOnly: on a terminal progress is a status line redrawn in place; elsewhere a plain line
+// per case, with no control characters. The table on stdout is the same either way.
+func TestTerminalChangesTheFormOnly(t *testing.T) {
+	cfg := fakeBridge(t)
+	var tables []string
+	for _, tty := range []bool{false, true} {
+		fs := newFakes(false, tty, &fakeTarget{name: "fake-a"})
+		if code := fs.run(append([]string{"fake-a"}, fakeArgs(cfg, "--out", filepath.Join(t.TempDir(), "a.json"))...)...); code != 0 {
+			t.Fatalf("tty %v: exit %d\n%s", tty, code, fs.stderr.String())
+		}
+		stderr := fs.stderr.String()
+		plain := "2.00µs/op (" // a case's line: its median and count
+		switch {
+		case !tty && (strings.ContainsAny(stderr, "\r\033") || !strings.Contains(stderr, "fake-a-fake: script_to_host_scalar ") || !strings.Contains(stderr, plain)):
+			t.Errorf("not a terminal: want plain lines per case, no control characters:\n%q", stderr)
+		case tty && (!strings.Contains(stderr, "\r\033[K") || !strings.Contains(stderr, "fake-a-fake: building") || strings.Contains(stderr, plain)):
+			t.Errorf("a terminal: want a status line instead of a line per case:\n%q", stderr)
+		}
+		tables = append(tables, fs.stdout.String())
+	}
+	if tables[0] != tables[1] {
+		t.Errorf("the table differs on a terminal:\n%s\n%s", tables[0], tables[1])
+	}
+}
+
+// TestOnlyMeasuringCommandsTakeMeasuringFlags: doctor, targets and profile refuse --samples, --metric and --define
+// where they would ignore them; the measuring commands take them.
+func TestOnlyMeasuringCommandsTakeMeasuringFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"doctor", "--samples", "3"},
+		{"doctor", "--metric", "instructions"},
+		{"doctor", "--define", "X"},
+		{"targets", "--samples", "3"},
+		{"targets", "--metric", "instructions"},
+		{"profile", "linux", "callback", "--samples", "3"},
+		{"profile", "linux", "callback", "--runs", "3"},
+	} {
+		fs := newFakes(false, false)
+		if code := fs.run(args...); code != 1 || !strings.Contains(fs.stderr.String(), "unknown flag: "+args[len(args)-2]) {
+			t.Errorf("%q: exit %d, want 1 and an unknown flag:\n%s", args, code, fs.stderr.String())
+		}
+	}
+	f := newFakes(false, false).factory
+	var got *measureOptions
+	capture := func(o *measureOptions) error { got = o; return nil }
+	cmd := newCmdFloor(f, capture)
+	cmd.SetArgs([]string{"linux", "webos", "--samples", "7", "--metric", "instructions", "--define", "X=1", "--host", "root@board"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Kind != artifact.ProgramFloor || strings.Join(got.Targets, ",") != "linux,webos" || got.Measure.samples != 7 ||
+		!got.Measure.samplesSet || got.Measure.metric != "instructions" || got.Build.defines[0] != "X=1" || got.Device.Host != "root@board" {
+		t.Errorf("floor's options: %+v", got)
+	}
+	var doc *doctorOptions
+	cmd = newCmdDoctor(f, func(o *doctorOptions) error { doc = o; return nil })
+	cmd.SetArgs([]string{"webos", "--run-prefix", "nice -n 5", "--json"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(doc.Targets, ",") != "webos" || doc.Device.RunPrefix != "nice -n 5" || !doc.JSON {
+		t.Errorf("doctor's options: %+v", doc)
+	}
+}
+
+// TestGateConfirmCleansUpWhenTheBuildFails: --confirm's rerun of a bridge that does not build fails the gate, and
+// still closes the target it opened and removes its temporary directory.
+func TestGateConfirmCleansUpWhenTheBuildFails(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "bench-bridge.toml")
+	if err := os.WriteFile(cfg, []byte("[bridges.gone]\nbinary = \"no-such-binary\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ft := &fakeTarget{name: "fake-a"}
+	fs := newFakes(false, false, ft)
+	o := &gateOptions{IO: fs.factory.IO, OpenTarget: fs.factory.OpenTarget, ctx: context.Background(), ConfigFile: cfg}
+	c, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &artifact.Artifact{Target: "fake-a", Program: artifact.ProgramBridge, Codec: "gone"}
+	pair := gate.Pair{Baseline: gate.Loaded{File: "base.json", Artifact: a}, Current: gate.Loaded{File: "cur.json", Artifact: a}}
+	err = confirmResult(o, c, &gate.Result{}, pair, gate.Options{Metric: gate.Time})
+	if err == nil || !strings.Contains(err.Error(), "no binary at") {
+		t.Errorf("confirm of a bridge without its binary: %v", err)
+	}
+	if n := ft.closed.Load(); n != 1 || fs.opened.Load() != 1 {
+		t.Errorf("target opened %d, closed %d times; want once each", fs.opened.Load(), n)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("--confirm left %d entries in the temporary directory (%s)", len(left), left[0].Name())
+	}
+}
