@@ -6,9 +6,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
-// renderBenchstat writes every sample in the Go benchmark format, which golang.org/x/perf/cmd/benchstat reads: one
+// exportBenchstat writes every sample of arts (read from files) in the Go benchmark format, which golang.org/x/perf/cmd/benchstat reads: one
 // block per artifact, opened by an "artifact: LABEL" configuration line, then one line per sample,
 //
 //	BenchmarkCase/script_to_host_scalar  11864  1250.3 ns/op  19041 instr/op  1050 B/op  24 allocs/op
@@ -16,34 +18,41 @@ import (
 // (instr/op where the artifact has callgrind counts; B/op and allocs/op, as Go's -benchmem names them, where it has
 // memory counts: the same value on every sample line, since the memory pass counts once per process). `benchstat -col artifact FILE` puts the artifacts side by side;
 // a file per artifact compares with plain `benchstat a.txt b.txt`.
-func renderBenchstat(w io.Writer, t *Table) error {
+func exportBenchstat(w io.Writer, arts []*artifact.Artifact, files []string) error {
+	if len(arts) == 0 {
+		return nil
+	}
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	device := func(c Column) [][2]string {
-		return [][2]string{{"goos", strings.ToLower(firstWord(c.Device.OS))}, {"goarch", c.Device.Arch}, {"cpu", c.Device.CPUModel}}
+	device := func(a *artifact.Artifact) [][2]string {
+		return [][2]string{{"goos", strings.ToLower(firstWord(a.Device.OS))}, {"goarch", a.Device.Arch}, {"cpu", a.Device.CPUModel}}
 	}
 	// benchstat makes a table per distinct configuration: name the device only when every artifact shares it, so
 	// that artifacts of different devices still land in one table.
 	var shared [][2]string
-	for _, kv := range device(t.Columns[0]) {
+	for _, kv := range device(arts[0]) {
 		same := kv[1] != ""
-		for _, c := range t.Columns[1:] {
-			same = same && slices.Contains(device(c), kv)
+		for _, a := range arts[1:] {
+			same = same && slices.Contains(device(a), kv)
 		}
 		if same {
 			shared = append(shared, kv)
 		}
 	}
-	for i, col := range t.Columns {
+	labels := Labels(arts, files)
+	for i, a := range arts {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		for _, kv := range append(shared, [2]string{"artifact", col.Label}) {
+		for _, kv := range append(shared, [2]string{"artifact", labels[i]}) {
 			fmt.Fprintf(w, "%s: %s\n", kv[0], kv[1])
 		}
-		for _, r := range t.Rows {
-			c := r.Cells[i]
+		for _, name := range caseOrder(arts) {
+			c := a.Case(name)
+			if c == nil {
+				continue
+			}
 			for _, ns := range c.SamplesNs {
-				line := fmt.Sprintf("BenchmarkCase/%s %d %s ns/op", r.Case, max(c.Iterations, 1), num(ns))
+				line := fmt.Sprintf("BenchmarkCase/%s %d %s ns/op", name, max(c.Iterations, 1), num(ns))
 				if c.InstructionsPerOp != nil {
 					line += " " + num(*c.InstructionsPerOp) + " instr/op"
 				}

@@ -22,9 +22,11 @@ const benchstatVersion = "v0.0.0-20260908200009-22c9c6c9d4da"
 // of every artifact with our medians.
 func TestBenchstatReadsOurFormat(t *testing.T) {
 	gobin := testenv.Require(t, "go", "install Go 1.26 or later")
-	table := testTable(t)
+	files := []string{"testdata/floor.json", "testdata/json.json"}
+	arts := artsOf(t, files...)
+	table := Build(arts, files)
 	var buf bytes.Buffer
-	if err := Render(&buf, table, "benchstat"); err != nil {
+	if err := Export(&buf, arts, files, "benchstat"); err != nil {
 		t.Fatal(err)
 	}
 	in := filepath.Join(t.TempDir(), "bench.txt")

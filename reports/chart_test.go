@@ -17,6 +17,12 @@ func testTable(t *testing.T) *Table {
 // tableOf builds the table of the artifacts in files.
 func tableOf(t *testing.T, files ...string) *Table {
 	t.Helper()
+	return Build(artsOf(t, files...), files)
+}
+
+// artsOf reads the artifacts in files.
+func artsOf(t *testing.T, files ...string) []*artifact.Artifact {
+	t.Helper()
 	var arts []*artifact.Artifact
 	for _, f := range files {
 		a, err := artifact.Read(f)
@@ -25,7 +31,7 @@ func tableOf(t *testing.T, files ...string) *Table {
 		}
 		arts = append(arts, a)
 	}
-	return Build(arts, files)
+	return arts
 }
 
 func TestChart(t *testing.T) {

@@ -16,28 +16,45 @@ import (
 	"github.com/bench-bridge/bench-bridge/internal/textsafe"
 )
 
-// Formats lists the formats Render accepts.
+// Formats lists the formats Export writes: the table's views and the exporters.
 var Formats = []string{"text", "markdown", "csv", "json", "benchstat", "html"}
 
-// Render writes t in format.
+// exporters write artifacts (read from files) in their format, one function per format, as hyperfine's export/.
+var exporters = map[string]func(w io.Writer, arts []*artifact.Artifact, files []string) error{
+	"csv":       exportCSV,
+	"json":      exportJSON,
+	"benchstat": exportBenchstat,
+}
+
+// Export writes the artifacts read from files in format: an exporter's, or a view of their table.
+func Export(w io.Writer, arts []*artifact.Artifact, files []string, format string) error {
+	if export, ok := exporters[format]; ok {
+		return export(w, arts, files)
+	}
+	return Render(w, Build(arts, files), format)
+}
+
+// Render writes a view of t: text, markdown or html.
 func Render(w io.Writer, t *Table, format string) error {
 	switch format {
 	case "text":
 		return renderText(w, t)
 	case "markdown":
 		return renderMarkdown(w, t)
-	case "csv":
-		return renderCSV(w, t)
-	case "benchstat":
-		return renderBenchstat(w, t)
 	case "html":
 		return renderHTML(w, t)
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(t)
+	}
+	if _, ok := exporters[format]; ok {
+		return fmt.Errorf("format %q exports the artifacts, not a table (reports.Export)", format)
 	}
 	return fmt.Errorf("unknown format %q (have %s)", format, strings.Join(Formats, ", "))
+}
+
+// exportJSON writes the artifacts' table model: every number the views show, the comparisons with the first.
+func exportJSON(w io.Writer, arts []*artifact.Artifact, files []string) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(Build(arts, files))
 }
 
 // header is the column titles shared by text and markdown: per artifact its numbers, then the comparison.
@@ -271,8 +288,9 @@ func (t *Table) footNotes() []string {
 	return append(out, t.Notes...)
 }
 
-// renderCSV writes one record per case and artifact, with raw numbers, for spreadsheets and scripts.
-func renderCSV(w io.Writer, t *Table) error {
+// exportCSV writes one record per case and artifact, with raw numbers, for spreadsheets and scripts.
+func exportCSV(w io.Writer, arts []*artifact.Artifact, files []string) error {
+	t := Build(arts, files)
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"case", "crossing", "artifact", "median_ns", "ci_low_ns", "ci_high_ns", "ratio_to_ref",
 		"crossings_per_ms", "vs_first", "vs_first_by", "p_value", "failed", "emulated"})

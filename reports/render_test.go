@@ -23,11 +23,11 @@ func TestRenderGolden(t *testing.T) {
 		"show":  {"testdata/floor.json", "testdata/json.json"},
 		"cross": {"testdata/json.json", "testdata/arm-emulated.json"},
 	} {
-		table := tableOf(t, files...)
+		arts := artsOf(t, files...)
 		for _, format := range Formats {
 			t.Run(name+"/"+format, func(t *testing.T) {
 				var buf bytes.Buffer
-				if err := Render(&buf, table, format); err != nil {
+				if err := Export(&buf, arts, files, format); err != nil {
 					t.Fatal(err)
 				}
 				golden := filepath.Join("testdata", name+"."+format+".golden")

@@ -1,5 +1,6 @@
-// Package reports builds the side-by-side table of artifacts that `show` prints, and renders it as text, markdown,
-// csv or json. The table is built once; every format is a renderer of the same model.
+// Package reports shows artifacts: the side-by-side table that `show` prints, rendered as text, markdown or html,
+// and the exporters (csv, json, benchstat), which take the artifacts themselves as hyperfine's export/ does. The
+// table model holds what the views show, never raw samples.
 package reports
 
 import (
@@ -39,8 +40,6 @@ type Column struct {
 	// VsFirst is how the column compares with the first (absent in the first): ByTime when both come from the same
 	// device, engine and build, else ByRatio.
 	VsFirst string `json:"vs_first_by,omitempty"`
-	// Device is where the artifact was measured, for renderers that name it (benchstat's goos, goarch, cpu).
-	Device artifact.Device `json:"-"`
 }
 
 // Row is one case across the artifacts.
@@ -67,9 +66,6 @@ type Cell struct {
 	PValue      *float64 `json:"p_value,omitempty"`
 	Significant bool     `json:"significant,omitempty"`
 	TestError   string   `json:"test_error,omitempty"`
-	// The raw numbers, for renderers that need every sample (benchstat).
-	SamplesNs  []float64 `json:"-"`
-	Iterations int64     `json:"-"`
 	// InstructionsPerOp is the callgrind count, when the artifact has one.
 	InstructionsPerOp *float64 `json:"instructions_per_op,omitempty"`
 	// AllocsPerOp and BytesPerOp are what one op allocates, engine and host together, when the artifact has them.
@@ -90,20 +86,10 @@ const Level = 0.95
 // Build makes the table for artifacts read from files (files[i] is where arts[i] came from).
 func Build(arts []*artifact.Artifact, files []string) *Table {
 	t := &Table{Warnings: []string{}, Notes: []string{}}
-	labels := map[string]int{}
-	for _, a := range arts {
-		labels[a.Label()]++
-	}
+	labels := Labels(arts, files)
 	for i, a := range arts {
-		label := a.Label()
-		if labels[label] > 1 {
-			label += " (" + files[i] + ")"
-		}
-		if a.Device.Emulated {
-			label += " (emulated)"
-		}
-		col := Column{Label: label, File: files[i], Complete: a.Complete, Emulated: a.Device.Emulated,
-			EmulatedReason: a.Device.EmulatedReason, Device: a.Device}
+		col := Column{Label: labels[i], File: files[i], Complete: a.Complete, Emulated: a.Device.Emulated,
+			EmulatedReason: a.Device.EmulatedReason}
 		if i > 0 {
 			col.VsFirst = ByTime
 			if ds := artifact.Differences(arts[0], a); len(ds) > 0 {
@@ -146,6 +132,26 @@ func Build(arts []*artifact.Artifact, files []string) *Table {
 		t.Warnings = append(t.Warnings, w)
 	}
 	return t
+}
+
+// Labels name the artifacts read from files as the table's columns do: each artifact's label, with its file where
+// two share one, and " (emulated)" when it ran under an emulator.
+func Labels(arts []*artifact.Artifact, files []string) []string {
+	count := map[string]int{}
+	for _, a := range arts {
+		count[a.Label()]++
+	}
+	out := make([]string, len(arts))
+	for i, a := range arts {
+		out[i] = a.Label()
+		if count[out[i]] > 1 {
+			out[i] += " (" + files[i] + ")"
+		}
+		if a.Device.Emulated {
+			out[i] += " (emulated)"
+		}
+	}
+	return out
 }
 
 // originWarning is the one line that says why a column compares with the first by ratio only.
@@ -239,7 +245,7 @@ func cellFor(a *artifact.Artifact, name string) Cell {
 		return Cell{Missing: true}
 	}
 	cell := Cell{MedianNs: c.MedianNs, CILevel: c.CILevel, RatioToRef: c.RatioToRef, CrossingsPerMs: c.CrossingsPerMs,
-		SamplesNs: c.SamplesNs, Iterations: c.Iterations, InstructionsPerOp: c.InstructionsPerOp}
+		InstructionsPerOp: c.InstructionsPerOp}
 	if cell.HasInterval() {
 		cell.CILowNs, cell.CIHighNs = c.CILowNs, c.CIHighNs
 	}

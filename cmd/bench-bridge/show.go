@@ -56,11 +56,10 @@ func showRun(o *showOptions) error {
 		}
 		arts = append(arts, a)
 	}
-	table := reports.Build(arts, o.Files)
-	if err := writePictures(table, o.Chart, o.HTML); err != nil {
+	if err := writePictures(reports.Build(arts, o.Files), o.Chart, o.HTML); err != nil {
 		return err
 	}
-	return reports.Render(o.IO.Out, table, o.Format)
+	return reports.Export(o.IO.Out, arts, o.Files, o.Format)
 }
 
 // writePictures writes show's --chart and --html files, atomically, when asked for.
