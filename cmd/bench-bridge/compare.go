@@ -78,13 +78,8 @@ calibrated on the device at start-up (the same binary as json). --runs (default 
 			return compareRun(o)
 		},
 	}
+	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, &o.Device, false)
 	fl := cmd.Flags()
-	o.Measure.register(fl)
-	o.Build.register(fl, false)
-	registerConfigFlag(fl, &o.ConfigFile)
-	registerDeviceFlags(fl, &o.Device)
-	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile)
-	addCaseCompletion(cmd)
 	// More rounds than a run's processes: the paired test gains a pair per round, and a compare measures few cases.
 	o.Measure.runs = compareRounds
 	fl.Lookup("runs").DefValue = strconv.Itoa(compareRounds)

@@ -49,12 +49,17 @@ func newMeasureOptions(f *Factory, kind string) *measureOptions {
 
 // register adds the measuring command's flags to cmd; bridge adds the reference bridge's and the config's bridges.
 func (o *measureOptions) register(cmd *cobra.Command, bridge bool) {
+	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, &o.Device, bridge)
+}
+
+// registerMeasuring adds every flag of a measuring command and its completions.
+func registerMeasuring(cmd *cobra.Command, m *measureFlags, b *buildFlags, configFile *string, dev *targets.Overrides, bridge bool) {
 	f := cmd.Flags()
-	o.Measure.register(f)
-	o.Build.register(f, bridge)
-	registerConfigFlag(f, &o.ConfigFile)
-	registerDeviceFlags(f, &o.Device)
-	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile)
+	m.register(f)
+	b.register(f, bridge)
+	registerConfigFlag(f, configFile)
+	registerDeviceFlags(f, dev)
+	cmd.ValidArgsFunction = targetCompletion(configFile)
 	addCaseCompletion(cmd)
 }
 
