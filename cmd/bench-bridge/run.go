@@ -115,8 +115,13 @@ func (p plan) job(t targets.Target, log io.Writer) *runner.Job {
 	if out == "" {
 		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, p.program.codec), opts.Cases))
 	}
+	var user *runner.UserBridge
+	if p.program.user != nil {
+		u := *p.program.user
+		user = &u
+	}
 	return &runner.Job{Target: t, Kind: p.kind, Codec: p.program.codec, QuickJSSrc: p.program.quickjsSrc, Options: opts,
-		Out: out, Log: log, User: p.program.user, Defines: slices.Clone(p.program.defines)}
+		Out: out, Log: log, User: user, Defines: slices.Clone(p.program.defines)}
 }
 
 // defaultName is the artifact's file name: linux.json, floor-linux.json, linux-fast.json.
