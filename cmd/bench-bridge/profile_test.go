@@ -84,6 +84,7 @@ func TestProfileRejectsBadArguments(t *testing.T) {
 // marked emulated. A profiler named that is not on the board is refused, and nothing is left behind.
 func TestProfileOnBoard(t *testing.T) {
 	b, flags := webosBoard(t)
+	flags = flags[:6] // --host, --identity, --known-hosts: profile takes no measuring flags
 	dir := t.TempDir()
 	stdout, stderr, code := run(t, append([]string{"profile", "webos", "script_to_host_scalar", "2", "--out-dir", dir}, flags...)...)
 	if code != 0 || !strings.Contains(stdout, "top functions by self share (itimer)") || !strings.Contains(stdout, "emulated (") {
