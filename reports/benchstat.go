@@ -10,8 +10,8 @@ import (
 	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
-// exportBenchstat writes every sample of arts (read from files) in the Go benchmark format, which golang.org/x/perf/cmd/benchstat reads: one
-// block per artifact, opened by an "artifact: LABEL" configuration line, then one line per sample,
+// exportBenchstat writes every sample of arts (read from files) in the Go benchmark format, which
+// golang.org/x/perf/cmd/benchstat reads: one block per artifact, opened by an "artifact: LABEL" configuration line, then one line per sample,
 //
 //	BenchmarkCase/script_to_host_scalar  11864  1250.3 ns/op  19041 instr/op  1050 B/op  24 allocs/op
 //
@@ -56,11 +56,11 @@ func exportBenchstat(w io.Writer, arts []*artifact.Artifact, files []string) err
 				if c.InstructionsPerOp != nil {
 					line += " " + num(*c.InstructionsPerOp) + " instr/op"
 				}
-				if c.BytesPerOp != nil {
-					line += " " + num(*c.BytesPerOp) + " B/op"
+				if m := c.Memory; m != nil && m.BytesPerOp != nil {
+					line += " " + num(*m.BytesPerOp) + " B/op"
 				}
-				if c.AllocsPerOp != nil {
-					line += " " + num(*c.AllocsPerOp) + " allocs/op"
+				if m := c.Memory; m != nil && m.AllocsPerOp != nil {
+					line += " " + num(*m.AllocsPerOp) + " allocs/op"
 				}
 				fmt.Fprintln(w, line)
 			}
