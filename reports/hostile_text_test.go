@@ -29,10 +29,10 @@ func hostileArtifact(t *testing.T) *artifact.Artifact {
 // TestShowStripsControlCharacters: show's text and markdown tables carry no control character from an artifact,
 // and every markdown row keeps its cells.
 func TestShowStripsControlCharacters(t *testing.T) {
-	table := Build([]*artifact.Artifact{hostileArtifact(t)}, []string{"hostile.json"})
+	arts, files := []*artifact.Artifact{hostileArtifact(t)}, []string{"hostile.json"}
 	for _, format := range []string{"text", "markdown", "csv"} {
 		var out bytes.Buffer
-		if err := Render(&out, table, format); err != nil {
+		if err := Export(&out, arts, files, format); err != nil {
 			t.Fatal(err)
 		}
 		text := out.String()
