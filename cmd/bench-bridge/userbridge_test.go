@@ -59,14 +59,21 @@ func TestUserBridgeBinaryBesideTheConfig(t *testing.T) {
 	// prog is a shell script that speaks the protocol for one case; "prog" is not on $PATH.
 	os.WriteFile(filepath.Join(dir, "prog"), []byte(`#!/bin/sh
 if [ "$1" = list ]; then echo ref_js_loop; echo script_to_host_scalar; exit 0; fi
+shift # run
+cases=
+while [ $# -gt 0 ]; do case $1 in
+--samples|--min-time-ns|--warmup-ns) shift 2;;
+--*) echo "unknown flag: $1" >&2; exit 2;; # protocol 1 knows no --ref
+*) cases="$cases $1"; shift;;
+esac; done
 echo bench-bridge-protocol 1
 echo meta engine shell 1
 echo timer_overhead_ns 1
-for c in "$@"; do case $c in --*) ;; [0-9]*) ;; run) ;; *)
+for c in $cases; do
   echo begin $c; echo calibrated $c 10; i=0
   while [ $i -lt 4 ]; do echo sample $c 10 1000; i=$((i+1)); done
-  echo end $c;;
-esac; done
+  echo end $c
+done
 `), 0o755)
 	os.WriteFile(filepath.Join(dir, "notexec"), []byte("#!/bin/sh\n"), 0o644)
 	out := filepath.Join(dir, "pre.json")
