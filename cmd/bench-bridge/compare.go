@@ -305,11 +305,31 @@ rounds:
 			arts, files = append(arts, a), append(files, s.jobs[i].Out)
 			fmt.Fprintf(s.log, "wrote %s\n", s.jobs[i].Out)
 		}
-		if err != nil && !errors.Is(err, runErr) {
-			errs = append(errs, err)
-		}
+		errs = append(errs, besides(err, runErr)...)
 	}
 	return arts, files, errors.Join(append([]error{runErr}, errs...)...)
+}
+
+// besides returns what err says besides runErr, which the caller reports once: nothing for a partial artifact
+// (err wraps runErr), the write's error for an artifact that could not be written (err joins runErr and it).
+func besides(err, runErr error) []error {
+	switch {
+	case err == nil:
+		return nil
+	case runErr == nil || !errors.Is(err, runErr):
+		return []error{err}
+	}
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return nil
+	}
+	var out []error
+	for _, e := range joined.Unwrap() {
+		if e != runErr {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // gateThresholds are the gate's options from the config, with --alpha and --min-effect when given, checked.
