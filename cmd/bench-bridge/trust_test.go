@@ -19,13 +19,13 @@ import (
 )
 
 // TestMeasureTrust measures the goals table of issue 12 on this machine and prints it as markdown (docs/gate.md
-// has the table and how to read it). It takes about a quarter of an hour and measures time, so it runs only when
+// has the table and how to read it). It takes about ten minutes and measures time, so it runs only when
 // BB_MEASURE_TRUST=1 (scripts/measure-trust sets it); BB_MEASURE_TRUST_OUT names a file for the table. It fails only
 // when a step cannot run: the numbers are what it reports, not what it asserts. BB_MEASURE_TRUST_DIR keeps the
 // artifacts in that directory.
 func TestMeasureTrust(t *testing.T) {
 	if os.Getenv("BB_MEASURE_TRUST") != "1" {
-		t.Skip("a measurement of a quarter of an hour: run scripts/measure-trust (BB_MEASURE_TRUST=1)")
+		t.Skip("a measurement of about ten minutes: run scripts/measure-trust (BB_MEASURE_TRUST=1)")
 	}
 	dir := os.Getenv("BB_MEASURE_TRUST_DIR") // keeps the artifacts for a closer look
 	if dir == "" {
