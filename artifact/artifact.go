@@ -190,8 +190,8 @@ type Case struct {
 	// beside it in any process (BestRatio; schema 1: MedianNs over ref_js_loop's MedianNs); nil when ref_js_loop was
 	// not measured.
 	RatioToRef *float64 `json:"ratio_to_ref"`
-	// RatioCILow and RatioCIHigh bound RatioToRef's bootstrap interval over processes, at CILevel; absent when not
-	// computed.
+	// RatioCILow and RatioCIHigh bound where another run's RatioToRef is expected, at CILevel
+	// (stats.BestOverBest); absent when not computed.
 	RatioCILow  *float64 `json:"ratio_ci_low,omitempty"`
 	RatioCIHigh *float64 `json:"ratio_ci_high,omitempty"`
 	// Processes are the case's results in each process that measured it, in the order the processes ran.

@@ -61,7 +61,27 @@ func Parse(data []byte) (*Artifact, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
+	a.recomputeIntervals()
 	return &a, nil
+}
+
+// recomputeIntervals recomputes every interval over processes from the processes, by this version's rules
+// (stats.SummarizeProcesses, stats.BestOverBest): the intervals are derived numbers, and artifacts written before the
+// rules gained their run-level term (2026-12-01) carry narrower ones. A case of one process keeps what it has.
+func (a *Artifact) recomputeIntervals() {
+	for i := range a.Cases {
+		c := &a.Cases[i]
+		if len(c.Processes) < 2 || c.CILevel == 0 {
+			continue
+		}
+		s := stats.SummarizeProcesses(c.ProcessMedians(), c.CILevel)
+		c.CILowNs, c.CIHighNs = s.Low, s.High
+		if c.RatioCILow != nil && c.RatioCIHigh != nil {
+			if r := c.BestRatio(c.CILevel); r.Confidence > 0 {
+				c.RatioCILow, c.RatioCIHigh = &r.Low, &r.High
+			}
+		}
+	}
 }
 
 // fromV1 converts a schema 1 artifact, one process whose ref_js_loop ran once, to schema 2: every case gets that one

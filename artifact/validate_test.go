@@ -187,6 +187,11 @@ func TestReadConvertsSchema2Ratios(t *testing.T) {
 	if g := got.Case("callback"); g.RatioToRef == nil || *g.RatioToRef != 4 || got.Schema != Schema {
 		t.Errorf("converted: schema %d, ratio %v; want %d and 44/11", got.Schema, g.RatioToRef, Schema)
 	}
+	g := got.Case("callback")
+	// The stored interval (none: low = high = median) is recomputed over the two processes by this version's rule.
+	if want := stats.SummarizeProcesses(c.ProcessMedians(), c.CILevel); g.CILowNs != want.Low || g.CIHighNs != want.High || !(want.Low < want.High) {
+		t.Errorf("interval %v..%v, want %v..%v", g.CILowNs, g.CIHighNs, want.Low, want.High)
+	}
 	if !strings.Contains(string(data), fmt.Sprintf(`"ratio_to_ref":%v,`, median)) {
 		t.Fatalf("test data: no stored median ratio %v in %s", median, data)
 	}

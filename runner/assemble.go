@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
@@ -54,6 +56,7 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 		summarize(a, c)
 		a.Cases = append(a.Cases, *c)
 	}
+	warnUnstable(a)
 	if a.Case(cases.RefCase) == nil {
 		dropRatios(a)
 	}
@@ -154,14 +157,38 @@ func summarize(a *artifact.Artifact, c *artifact.Case) {
 			c.RatioCILow, c.RatioCIHigh = ptr(r.Low), ptr(r.High)
 		}
 	}
-	if spread := max(c.MedianNs-c.CILowNs, c.CIHighNs-c.MedianNs) / c.MedianNs; spread > unstableSpread {
-		a.Warnings = append(a.Warnings, fmt.Sprintf("%s: unstable, another run may measure ±%.0f%%; "+
-			"close other programs or raise --runs", c.Name, 100*spread))
-	}
 	if c.Crossing && c.MedianNs > 0 {
 		c.CrossingsPerMs = ptr(1e6 / c.MedianNs)
 	}
 	c.Memory = c.MemoryFromProcesses()
+}
+
+// warnUnstable adds one warning naming the cases whose interval is wider than ±unstableSpread, the widest first
+// (at most five by name).
+func warnUnstable(a *artifact.Artifact) {
+	type wide struct {
+		name   string
+		spread float64
+	}
+	var ws []wide
+	for _, c := range a.Cases {
+		if spread := max(c.MedianNs-c.CILowNs, c.CIHighNs-c.MedianNs) / c.MedianNs; spread > unstableSpread {
+			ws = append(ws, wide{c.Name, spread})
+		}
+	}
+	if len(ws) == 0 {
+		return
+	}
+	slices.SortStableFunc(ws, func(x, y wide) int { return cmp.Compare(y.spread, x.spread) })
+	var named []string
+	for _, w := range ws[:min(len(ws), 5)] {
+		named = append(named, fmt.Sprintf("%s ±%.0f%%", w.name, 100*w.spread))
+	}
+	if more := len(ws) - len(named); more > 0 {
+		named = append(named, fmt.Sprintf("%d more", more))
+	}
+	a.Warnings = append(a.Warnings, fmt.Sprintf("unstable: another run may measure more than ±%.0f%% away for %d of %d cases (%s); "+
+		"close other programs or raise --runs", 100*unstableSpread, len(ws), len(a.Cases), strings.Join(named, ", ")))
 }
 
 func ptr(v float64) *float64 { return &v }

@@ -50,11 +50,25 @@ func TestMeasureTrust(t *testing.T) {
 		pairTimes = append(pairTimes, time.Since(start).Seconds())
 		floors, bridges = append(floors, readArtifact(t, f)), append(bridges, readArtifact(t, b))
 	}
-	inF, nF := coverage(floors)
-	inB, nB := coverage(bridges)
+	rawInterval := func(c *artifact.Case) (float64, float64, float64, bool) {
+		return c.MedianNs, c.CILowNs, c.CIHighNs, true
+	}
+	ratioInterval := func(c *artifact.Case) (float64, float64, float64, bool) {
+		if c.RatioToRef == nil || c.RatioCILow == nil || c.Name == "ref_js_loop" {
+			return 0, 0, 0, false
+		}
+		return *c.RatioToRef, *c.RatioCILow, *c.RatioCIHigh, true
+	}
+	inF, nF := coverage(floors, rawInterval)
+	inB, nB := coverage(bridges, rawInterval)
 	row("another run's median inside a run's 95% interval, 5 runs each of `floor linux` and `linux`",
 		fmt.Sprintf("%.0f%% (%d of %d; floor %d of %d, linux %d of %d)", 100*float64(inF+inB)/float64(nF+nB), inF+inB, nF+nB, inF, nF, inB, nB),
 		"at least 80%")
+	inF, nF = coverage(floors, ratioInterval)
+	inB, nB = coverage(bridges, ratioInterval)
+	row("the same for ratio_to_ref and its interval",
+		fmt.Sprintf("%.0f%% (%d of %d; floor %d of %d, linux %d of %d)", 100*float64(inF+inB)/float64(nF+nB), inF+inB, nF+nB, inF, nF, inB, nB),
+		"-")
 	ratioWorst, ratioMedian := spread(floors, bridges, func(c *artifact.Case) float64 { return *c.RatioToRef })
 	rawWorst, rawMedian := spread(floors, bridges, func(c *artifact.Case) float64 { return c.MedianNs })
 	row("spread (max/min - 1) of ratio_to_ref over those 5 runs, every crossing case",
@@ -120,18 +134,24 @@ func mustRun(t *testing.T, args ...string) {
 	}
 }
 
-// coverage counts, over every case and every ordered pair of runs, how often one run's median falls inside the
-// other's interval.
-func coverage(runs []*artifact.Artifact) (in, n int) {
+// coverage counts, over every case and every ordered pair of runs, how often one run's value falls inside the
+// other's interval; interval returns a case's value and interval, false for a case that has none.
+func coverage(runs []*artifact.Artifact, interval func(*artifact.Case) (v, lo, hi float64, ok bool)) (in, n int) {
 	for i, a := range runs {
 		for j, b := range runs {
 			if i == j {
 				continue
 			}
 			for _, c := range a.Cases {
-				if o := b.Case(c.Name); o != nil {
+				o := b.Case(c.Name)
+				if o == nil {
+					continue
+				}
+				_, lo, hi, ok := interval(&c)
+				v, _, _, oOK := interval(o)
+				if ok && oOK {
 					n++
-					if o.MedianNs >= c.CILowNs && o.MedianNs <= c.CIHighNs {
+					if v >= lo && v <= hi {
 						in++
 					}
 				}
