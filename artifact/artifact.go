@@ -3,6 +3,8 @@
 package artifact
 
 import (
+	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -11,13 +13,15 @@ import (
 
 // Schema is the version of the artifact format this package reads and writes. Bump it on any change that an older
 // reader would misread; docs/artifact.md describes every version.
-const Schema = 3
+const Schema = 4
 
-// SchemaV1 and SchemaV2 are the previous versions, which Parse still reads and converts on load: schema 1 had one
-// process per run (fromV1); schema 2 took a case's ratio_to_ref as the median of its processes' ratios (fromV2).
+// SchemaV1, SchemaV2 and SchemaV3 are the previous versions, which Parse still reads and converts on load: schema 1
+// had one process per run (fromV1); schema 2 took a case's ratio_to_ref as the median of its processes' ratios, and
+// schema 3 as the least process median over the least ref median (fromEarlier).
 const (
 	SchemaV1 = 1
 	SchemaV2 = 2
+	SchemaV3 = 3
 )
 
 // Artifact is one run of one program on one target.
@@ -172,8 +176,8 @@ type Process struct {
 // Case is the result of one measured case. Times are per op, in nanoseconds, timer overhead removed.
 //
 // Since schema 2 the statistics come from the process level: MedianNs is the median of the processes' medians and
-// the interval is over processes (what another run will measure). Since schema 3 RatioToRef is the least of the
-// processes' medians over the least of their ref medians (BestRatio).
+// the interval is over processes (what another run will measure). Since schema 4 RatioToRef is the least of the
+// case's samples over the least of the ref samples measured beside them (BestRatio).
 type Case struct {
 	Name     string `json:"name"`
 	Crossing bool   `json:"crossing"`
@@ -186,9 +190,8 @@ type Case struct {
 	CIHighNs  float64   `json:"ci_high_ns"`
 	// CILevel is the confidence the interval really has; 0 when no interval could be computed.
 	CILevel float64 `json:"ci_level"`
-	// RatioToRef is the case's least process median over the least median of the ref_js_loop samples measured
-	// beside it in any process (BestRatio; schema 1: MedianNs over ref_js_loop's MedianNs); nil when ref_js_loop was
-	// not measured.
+	// RatioToRef is the case's least sample over the least of the ref_js_loop samples measured beside them, over
+	// every process (BestRatio); nil when ref_js_loop was not measured.
 	RatioToRef *float64 `json:"ratio_to_ref"`
 	// RatioCILow and RatioCIHigh bound where another run's RatioToRef is expected, at CILevel
 	// (stats.BestOverBest); absent when not computed.
@@ -217,7 +220,8 @@ type CaseProcess struct {
 	SamplesNs  []float64 `json:"samples_ns"`
 	MedianNs   float64   `json:"median_ns"`
 	// RefSamplesNs are the ref_js_loop samples the process took beside this case's (one before each of its
-	// samples); absent for ref_js_loop itself and for protocol 1 programs.
+	// samples), or for a protocol 1 program ref_js_loop's own samples in the same process; absent for ref_js_loop
+	// itself.
 	RefSamplesNs []float64 `json:"ref_samples_ns,omitempty"`
 	// RefMedianNs is the median of RefSamplesNs, or for a protocol 1 program ref_js_loop's median in the same
 	// process; 0 when the process did not measure ref_js_loop.
@@ -241,17 +245,42 @@ func (c *Case) ProcessMedians() []float64 {
 	return out
 }
 
-// BestRatio is the case's ratio to ref_js_loop by the rule of schema 3: the least of its processes' medians over the
-// least of the ref medians measured beside them, with its interval at level (stats.BestOverBest, which says why).
-// Processes without a ref are left out; with none, the ratio is NaN.
+// BestRatio is the case's ratio to ref_js_loop by the rule of schema 4: the least of its samples over the least of
+// the ref samples measured beside them, over every process, with its interval at level (stats.BestOverBest, which
+// says why). A process without ref samples contributes its ref median (ref_js_loop's own processes contribute their
+// least sample, so that its ratio is 1); processes without a ref are left out; with none, the ratio is NaN.
 func (c *Case) BestRatio(level float64) stats.BestRatio {
-	num, den := make([]float64, 0, len(c.Processes)), make([]float64, 0, len(c.Processes))
+	var least, leastRef, ratios []float64
+	for _, p := range c.Processes {
+		if !(p.RefMedianNs > 0) || len(p.SamplesNs) == 0 {
+			continue
+		}
+		ref := p.RefMedianNs
+		switch {
+		case len(p.RefSamplesNs) > 0:
+			ref = slices.Min(p.RefSamplesNs)
+		case c.Name == refCase:
+			ref = slices.Min(p.SamplesNs)
+		}
+		least, leastRef = append(least, slices.Min(p.SamplesNs)), append(leastRef, ref)
+		ratios = append(ratios, p.MedianNs/p.RefMedianNs)
+	}
+	return stats.BestOverBest(least, leastRef, ratios, level)
+}
+
+// bestMedianRatio is schema 3's ratio: the least process median over the least ref median, over the processes with
+// a ref; NaN with none.
+func (c *Case) bestMedianRatio() float64 {
+	num, den := math.Inf(1), math.Inf(1)
 	for _, p := range c.Processes {
 		if p.RefMedianNs > 0 {
-			num, den = append(num, p.MedianNs), append(den, p.RefMedianNs)
+			num, den = min(num, p.MedianNs), min(den, p.RefMedianNs)
 		}
 	}
-	return stats.BestOverBest(num, den, level)
+	if math.IsInf(num, 1) {
+		return math.NaN()
+	}
+	return num / den
 }
 
 // ProcessRatios returns every process's ratio to ref_js_loop, leaving out processes without one.

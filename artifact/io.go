@@ -43,18 +43,18 @@ func Parse(data []byte) (*Artifact, error) {
 	switch {
 	case head.Schema == nil:
 		return nil, errors.New("no \"schema\" key: not a bench-bridge artifact")
-	case *head.Schema != Schema && *head.Schema != SchemaV1 && *head.Schema != SchemaV2:
+	case *head.Schema < SchemaV1 || *head.Schema > Schema:
 		return nil, fmt.Errorf("schema %d is not supported (this bench-bridge reads schemas %d to %d)", *head.Schema, SchemaV1, Schema)
 	}
 	var a Artifact
 	if err := json.Unmarshal(data, &a); err != nil {
 		return nil, describe(data, err)
 	}
-	switch a.Schema {
-	case SchemaV1:
-		fromV1(&a)
-	case SchemaV2:
-		if err := fromV2(&a); err != nil {
+	if schema := a.Schema; schema < Schema {
+		if schema == SchemaV1 {
+			fromV1(&a)
+		}
+		if err := fromEarlier(&a, schema); err != nil {
 			return nil, err
 		}
 	}
@@ -84,10 +84,10 @@ func (a *Artifact) recomputeIntervals() {
 	}
 }
 
-// fromV1 converts a schema 1 artifact, one process whose ref_js_loop ran once, to schema 2: every case gets that one
-// process, with the ref's median as its ref. Its statistics stay as they were (over the samples of one process).
+// fromV1 converts a schema 1 artifact, one process whose ref_js_loop ran once, to schema 2's layout: every case gets
+// that one process, with the ref's median as its ref. Its statistics stay as they were (over the samples of one
+// process); fromEarlier does the rest.
 func fromV1(a *Artifact) {
-	a.Schema = Schema
 	a.Settings.Runs = 1
 	a.Session = Session{Programs: []string{a.Label()}, Order: []int{0}}
 	order := make([]string, 0, len(a.Cases))
@@ -112,19 +112,31 @@ func fromV1(a *Artifact) {
 	}
 }
 
-// fromV2 converts a schema 2 artifact: its cases' ratio_to_ref was the median of the processes' ratios, checked here
-// against them as that schema promised, and is recomputed by schema 3's rule (Case.BestRatio) from the same
-// processes, so that old and new artifacts compare by one rule.
-func fromV2(a *Artifact) error {
+// fromEarlier converts an artifact of an earlier schema (schema 1 after fromV1). Its cases' ratio_to_ref was, in
+// schema 2, the median of the processes' ratios and, in schemas 1 and 3, the least process median over the least ref
+// median (in schema 1, of its one process): checked here against the processes as that schema promised, then
+// recomputed by this schema's rule (Case.BestRatio) from the same processes, so that old and new artifacts compare
+// by one rule.
+func fromEarlier(a *Artifact, schema int) error {
 	a.Schema = Schema
+	fillProtocol1RefSamples(a)
 	for i := range a.Cases {
 		c := &a.Cases[i]
+		if err := checkMedians(*c); err != nil {
+			// Said first: a ratio that disagrees with an edited median is a consequence.
+			return fmt.Errorf("cases[%d] (%s): %w", i, c.Name, err)
+		}
 		if c.RatioToRef == nil {
 			continue
 		}
-		if ratios := c.ProcessRatios(); len(ratios) > 0 && !near(*c.RatioToRef, stats.Median(ratios)) {
-			return fmt.Errorf("cases[%d] (%s): field \"ratio_to_ref\" is %v, but the median of processes[].ratio_to_ref is %v (schema 2)",
-				i, c.Name, *c.RatioToRef, stats.Median(ratios))
+		if schema == SchemaV2 {
+			if ratios := c.ProcessRatios(); len(ratios) > 0 && !near(*c.RatioToRef, stats.Median(ratios)) {
+				return fmt.Errorf("cases[%d] (%s): field \"ratio_to_ref\" is %v, but the median of processes[].ratio_to_ref is %v (schema 2)",
+					i, c.Name, *c.RatioToRef, stats.Median(ratios))
+			}
+		} else if want := c.bestMedianRatio(); !math.IsNaN(want) && !near(*c.RatioToRef, want) {
+			return fmt.Errorf("cases[%d] (%s): field \"ratio_to_ref\" is %v, but the least processes[].median_ns over the least processes[].ref_median_ns is %v (schema %d)",
+				i, c.Name, *c.RatioToRef, want, schema)
 		}
 		if r := c.BestRatio(c.CILevel); !math.IsNaN(r.Ratio) {
 			c.RatioToRef = &r.Ratio
@@ -135,6 +147,31 @@ func fromV2(a *Artifact) error {
 		}
 	}
 	return nil
+}
+
+// fillProtocol1RefSamples gives every process of a case that divided by the process's own ref_js_loop (a protocol
+// 1 program, or a schema 1 artifact) that ref_js_loop's samples as its ref samples, as schema 4 writes them.
+func fillProtocol1RefSamples(a *Artifact) {
+	ref := a.Case(refCase)
+	if ref == nil {
+		return
+	}
+	for i := range a.Cases {
+		if a.Cases[i].Name == refCase {
+			continue
+		}
+		for j := range a.Cases[i].Processes {
+			p := &a.Cases[i].Processes[j]
+			if len(p.RefSamplesNs) > 0 || !(p.RefMedianNs > 0) {
+				continue
+			}
+			for _, rp := range ref.Processes {
+				if rp.Process == p.Process && rp.MedianNs == p.RefMedianNs {
+					p.RefSamplesNs = slices.Clone(rp.SamplesNs)
+				}
+			}
+		}
+	}
 }
 
 // refCase is the reference case (cases.RefCase; this package imports nothing of the tool's).

@@ -87,7 +87,7 @@ func checkMedians(c Case) error {
 }
 
 // checkRatios checks c's ratios to ref_js_loop against the medians they come from: each process's against its
-// median over its ref's, the case's against the least of the processes' medians over the least of their refs'. A disagreement is an error, not a warning
+// median over its ref's, the case's against the least of its samples over the least of the ref samples beside them. A disagreement is an error, not a warning
 // with the ratio recomputed: bench-bridge writes every ratio from the medians itself, so a file where they disagree
 // was edited or damaged and its other numbers cannot be trusted either; the gate's guards read ratio_to_ref, and a
 // silent repair would let such a file pass them.
@@ -114,7 +114,7 @@ func checkRatios(c Case, ref *Case) error {
 		return fmt.Errorf("field \"ratio_to_ref\" is %v, but no process has a ratio_to_ref", got)
 	}
 	if want := c.BestRatio(0).Ratio; !near(got, want) {
-		return fmt.Errorf("field \"ratio_to_ref\" is %v, but the least processes[].median_ns over the least processes[].ref_median_ns is %v", got, want)
+		return fmt.Errorf("field \"ratio_to_ref\" is %v, but the least processes[].samples_ns over the least processes[].ref_samples_ns is %v", got, want)
 	}
 	if lo, hi := c.RatioCILow, c.RatioCIHigh; (lo != nil && *lo > got) || (hi != nil && *hi < got) {
 		return fmt.Errorf("field \"ratio_to_ref\" is %v, outside its interval ratio_ci_low..ratio_ci_high", got)

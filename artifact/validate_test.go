@@ -12,12 +12,12 @@ import (
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
-// two is a valid artifact of ref_js_loop and one crossing case whose ratio is 4, measured in one process.
+// two is a valid artifact of ref_js_loop and one crossing case whose ratio is 4.3, measured in one process.
 func two() *Artifact {
 	a := sample()
-	r, n, ref, x := 4.0, 1800.0, 450.0, 1e6/44.0
+	r, n, ref, x := 4.3, 1800.0, 450.0, 1e6/44.0 // the least sample 43 over the least ref sample 10
 	a.Cases[0].InstructionsPerOp = &ref
-	pr := r
+	pr := 4.0 // the process's median 44 over its ref median 11
 	a.Cases = append(a.Cases, Case{Name: "callback", Crossing: true, Iterations: 100, SamplesNs: []float64{43, 44, 45},
 		MedianNs: 44, CILowNs: 43, CIHighNs: 45, CILevel: 0.75, RatioToRef: &r, CrossingsPerMs: &x, InstructionsPerOp: &n,
 		Processes: []CaseProcess{{Iterations: 100, SamplesNs: []float64{43, 44, 45}, MedianNs: 44,
@@ -33,7 +33,7 @@ func TestValidateNumbers(t *testing.T) {
 		{"negative instructions", func(a *Artifact) { *a.Cases[1].InstructionsPerOp = -5 },
 			`cases[1] (callback): field "instructions_per_op" is -5`},
 		{"ratio that disagrees with the medians", func(a *Artifact) { *a.Cases[1].RatioToRef = 0.4 },
-			`cases[1] (callback): field "ratio_to_ref" is 0.4, but the least processes[].median_ns over the least processes[].ref_median_ns is 4`},
+			`cases[1] (callback): field "ratio_to_ref" is 0.4, but the least processes[].samples_ns over the least processes[].ref_samples_ns is 4.3`},
 		{"process ratio that disagrees with its medians", func(a *Artifact) { *a.Cases[1].Processes[0].RatioToRef = 3 },
 			`cases[1] (callback): processes[0]: field "ratio_to_ref" is 3, but median_ns over ref_median_ns is 4`},
 		{"process ratio without a ref median", func(a *Artifact) { a.Cases[1].Processes[0].RefMedianNs, a.Cases[1].Processes[0].RefSamplesNs = 0, nil },
@@ -41,7 +41,7 @@ func TestValidateNumbers(t *testing.T) {
 		{"ref median that is not its samples'", func(a *Artifact) { a.Cases[1].Processes[0].RefMedianNs = 12 },
 			`processes[0]: field "ref_median_ns" is 12, but the median of its ref_samples_ns is 11`},
 		{"ratio outside its interval", func(a *Artifact) { lo, hi := 4.5, 5.0; a.Cases[1].RatioCILow, a.Cases[1].RatioCIHigh = &lo, &hi },
-			`field "ratio_to_ref" is 4, outside its interval`},
+			`field "ratio_to_ref" is 4.3, outside its interval`},
 		{"median that is not the processes'", func(a *Artifact) { a.Cases[1].MedianNs, a.Cases[1].CIHighNs = 45, 45 },
 			`cases[1] (callback): field "median_ns" is 45, but the median of processes[].median_ns is 44`},
 		{"process median that is not its samples'", func(a *Artifact) { a.Cases[1].Processes[0].MedianNs = 43 },
@@ -114,7 +114,7 @@ func TestReadRefusesBadNumbers(t *testing.T) {
 	valid := string(data)
 	for _, tt := range []struct{ name, old, new, want string }{
 		{"ref instructions 0", `"instructions_per_op": 450`, `"instructions_per_op": 0`, `(ref_js_loop): field "instructions_per_op" is 0`},
-		{"stored ratio believed by nobody", `"ratio_to_ref": 4,
+		{"stored ratio believed by nobody", `"ratio_to_ref": 4.3,
       "processes"`, `"ratio_to_ref": 1.5,
       "processes"`, `(callback): field "ratio_to_ref" is 1.5`},
 		{"number beyond float64", `"median_ns": 44`, `"median_ns": 1e309`, `number 1e309`},
@@ -158,7 +158,7 @@ func TestReadRefusesBadSchema1Numbers(t *testing.T) {
 }
 
 // A schema 2 artifact's ratio was the median of its processes' ratios: checked by that rule, then recomputed by
-// schema 3's, so that old and new artifacts compare by one rule.
+// this schema's, so that old and new artifacts compare by one rule.
 func TestReadConvertsSchema2Ratios(t *testing.T) {
 	a := two()
 	c := &a.Cases[1]
@@ -184,10 +184,10 @@ func TestReadConvertsSchema2Ratios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := got.Case("callback"); g.RatioToRef == nil || *g.RatioToRef != 4 || got.Schema != Schema {
-		t.Errorf("converted: schema %d, ratio %v; want %d and 44/11", got.Schema, g.RatioToRef, Schema)
-	}
 	g := got.Case("callback")
+	if g.RatioToRef == nil || *g.RatioToRef != 4.3 || got.Schema != Schema {
+		t.Errorf("converted: schema %d, ratio %v; want %d and 43/10", got.Schema, g.RatioToRef, Schema)
+	}
 	// The stored interval (none: low = high = median) is recomputed over the two processes by this version's rule.
 	if want := stats.SummarizeProcesses(c.ProcessMedians(), c.CILevel); g.CILowNs != want.Low || g.CIHighNs != want.High || !(want.Low < want.High) {
 		t.Errorf("interval %v..%v, want %v..%v", g.CILowNs, g.CIHighNs, want.Low, want.High)
@@ -198,5 +198,15 @@ func TestReadConvertsSchema2Ratios(t *testing.T) {
 	bad := strings.Replace(string(data), fmt.Sprintf(`"ratio_to_ref":%v,`, median), `"ratio_to_ref":4,`, 1)
 	if _, err := Parse([]byte(bad)); err == nil || !strings.Contains(err.Error(), `field "ratio_to_ref" is 4, but the median of processes[].ratio_to_ref is`) {
 		t.Errorf("schema 2 with a ratio that is not the median: %v", err)
+	}
+
+	// Schema 3's ratio was the least process median over the least ref median: 44/11.
+	v3 := strings.Replace(strings.Replace(string(data), fmt.Sprintf(`"ratio_to_ref":%v,`, median), `"ratio_to_ref":4,`, 1), `"schema":2`, `"schema":3`, 1)
+	if got, err := Parse([]byte(v3)); err != nil || *got.Case("callback").RatioToRef != 4.3 {
+		t.Errorf("schema 3: %v, %+v", err, got)
+	}
+	v3bad := strings.Replace(v3, `"ratio_to_ref":4,`, `"ratio_to_ref":4.3,`, 1)
+	if _, err := Parse([]byte(v3bad)); err == nil || !strings.Contains(err.Error(), `field "ratio_to_ref" is 4.3, but the least processes[].median_ns over the least processes[].ref_median_ns is 4 (schema 3)`) {
+		t.Errorf("schema 3 with a ratio by another rule: %v", err)
 	}
 }

@@ -107,7 +107,7 @@ func caseOrder(want []string, raw *Raw) []string {
 }
 
 // caseProcess turns one case of process index pi into per-op samples and its ratio to the ref: the ref samples
-// taken beside it (protocol 2), else the process's own ref_js_loop (protocol 1).
+// taken beside it (protocol 2), else the process's own ref_js_loop samples (protocol 1).
 func caseProcess(pi int, rp RawProcess, rc RawCase) artifact.CaseProcess {
 	p := artifact.CaseProcess{Process: pi, Iterations: rc.Iterations, SamplesNs: perOp(rc.Ops, rc.Ns, rp.TimerOverheadNs),
 		SlowdownNs: rc.SlowdownNs, SlowdownBaseNs: rc.SlowdownBaseNs, Memory: rc.Memory}
@@ -121,7 +121,8 @@ func caseProcess(pi int, rp RawProcess, rc RawCase) artifact.CaseProcess {
 	default:
 		for _, other := range rp.Cases {
 			if other.Name == cases.RefCase {
-				p.RefMedianNs = stats.SummarizeProcesses(perOp(other.Ops, other.Ns, rp.TimerOverheadNs), confidence).Median
+				p.RefSamplesNs = perOp(other.Ops, other.Ns, rp.TimerOverheadNs)
+				p.RefMedianNs = stats.SummarizeProcesses(p.RefSamplesNs, confidence).Median
 			}
 		}
 	}

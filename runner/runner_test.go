@@ -234,9 +234,10 @@ func TestAssemble(t *testing.T) {
 	if ref.MedianNs != 105 || call.MedianNs != 550 || len(call.Processes) != 2 || len(call.SamplesNs) != 6 {
 		t.Fatalf("medians %v, %v; processes %d, samples %d", ref.MedianNs, call.MedianNs, len(call.Processes), len(call.SamplesNs))
 	}
-	// Process 0: 500 over the ref beside it, (1100-100)/10 = 100: 5; process 1: 600 / 120 = 5.
+	// Process 0: 500 over the ref beside it, (1100-100)/10 = 100: 5; process 1: 600 / 120 = 5. The case's ratio is
+	// its least sample over the least ref sample beside it: 400 / 90.
 	p0, p1 := call.Processes[0], call.Processes[1]
-	if p0.RefMedianNs != 100 || *p0.RatioToRef != 5 || *p1.RatioToRef != 5 || *call.RatioToRef != 5 {
+	if p0.RefMedianNs != 100 || *p0.RatioToRef != 5 || *p1.RatioToRef != 5 || *call.RatioToRef != 400.0/90 {
 		t.Fatalf("ratios %+v %+v, case %v", p0, p1, *call.RatioToRef)
 	}
 	if *call.CrossingsPerMs != 1e6/550 || ref.CrossingsPerMs != nil || *ref.RatioToRef != 1 {

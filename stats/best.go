@@ -14,29 +14,38 @@ type BestRatio struct {
 	Confidence float64
 }
 
-// BestOverBest returns the least of num over the least of den, each over processes (num[i] and den[i] come from
-// process i: a case's median and the median of the ref samples measured beside it), with a prediction interval
-// for another run's ratio.
+// BestOverBest returns the least of least over the least of leastRef, each over processes (least[i] is the least
+// sample of a case in process i, leastRef[i] the least of the ref samples measured beside them), with a prediction
+// interval for another run's ratio built from ratios, the processes' own ratios (a case's median over the median of
+// its ref samples).
 //
 // Why the least: on a shared machine a process runs at the machine's full speed or in a slower state that lasts
-// seconds (measured here: ref_js_loop at 33 ns in some processes and 50 ns in others, with the crossings slowed more
-// than the loop, 1.8x against 1.4x), and a run of a few processes catches a different mix of the two each time. The
-// ratio within one process does not take that out; a median over processes moves with the mix (18% from run to
-// run for the worst case of 25). Interference only adds time, so the least over processes, taken separately for the
+// from a fraction of a second to seconds (measured here: ref_js_loop at 33 ns in some processes and 50 ns in others,
+// with the crossings slowed more than the loop, 1.8x against 1.4x), and a run catches a different mix of the two
+// each time. The ratio within one process does not take that out; a median over processes moves with the mix (18%
+// from run to run for the worst case of 25). Interference only adds time, so the least, taken separately for the
 // case and for the ref, estimates both at full speed (Chen and Revels, "Robust benchmarking in noisy environments",
-// 2016); docs/gate.md has the measurements. A pair of values where either is not positive and finite is left out.
+// 2016). The least sample rather than the least process median: a state can change within a process, and every
+// sample is a chance to catch the machine at full speed. Over 6 sets of 5 runs, the spread of a case's ratio from
+// run to run was lower this way for the median case in 5 sets, for the 90th percentile in 5 and for the worst case
+// in 3, by half in the two noisiest (docs/gate.md). A process whose values are not positive and finite is left out.
 //
 // The interval is the ratio times exp(± t(level, n-1) · s · sqrt(π/n)), s the standard deviation of the logs of
-// the processes' own ratios num[i]/den[i]. The least over processes does not move with the mix of states as a
-// median does, so no run-level term is added (SummarizeProcesses has one). Measured over 7 sets of 5 runs of 10 or 5
-// processes, this interval held another run's ratio in 78% to 98% of cases (95% to 98% in the four sets of 10:00 and after);
-// a bootstrap over processes, which cannot reach below the least it resamples, held it in 45% to 66%.
-func BestOverBest(num, den []float64, level float64) BestRatio {
+// ratios. The least does not move with the mix of states as a median does, so no run-level term is added
+// (SummarizeProcesses has one). Measured over 8 sets of 5 runs of 5 to 20 processes, this interval held another
+// run's ratio in 85% to 99% of cases; a bootstrap over processes, which cannot reach below the least it resamples,
+// held it in 48% to 64%.
+func BestOverBest(least, leastRef, ratios []float64, level float64) BestRatio {
+	usable := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
 	var ns, ds, logs []float64
-	for i := range min(len(num), len(den)) {
-		if num[i] > 0 && den[i] > 0 && !math.IsInf(num[i], 0) && !math.IsInf(den[i], 0) {
-			ns, ds = append(ns, num[i]), append(ds, den[i])
-			logs = append(logs, math.Log(num[i]/den[i]))
+	for i := range min(len(least), len(leastRef)) {
+		if usable(least[i]) && usable(leastRef[i]) {
+			ns, ds = append(ns, least[i]), append(ds, leastRef[i])
+		}
+	}
+	for _, r := range ratios {
+		if usable(r) {
+			logs = append(logs, math.Log(r))
 		}
 	}
 	if len(ns) == 0 {
