@@ -21,9 +21,9 @@ type ProcessSummary struct {
 
 // runLevelVariance is the variance of a run's own level, as a share of the variance between its processes: how far a
 // whole run moves because the mix of machine states its processes caught differs from another run's. Measured on a
-// shared 2-core machine over 14 sets of 5 runs (docs/gate.md): the run medians varied by 0.06 to 1.8 times the
-// process variance, where independent processes would give π/(2n); the part beyond that was at most a half in 10 of
-// the 14 sets (median 0.09, mean 0.3).
+// shared 2-core machine over 22 sets of 5 runs (docs/gate.md): the run medians varied by 0.06 to 4 times the
+// process variance, where independent processes would give π/(2n); the part beyond that had a median of 0.5 (from
+// none to 3.9).
 const runLevelVariance = 0.5
 
 // SummarizeProcesses returns the median of the per-process values and a prediction interval at the given level for
@@ -34,9 +34,9 @@ const runLevelVariance = 0.5
 // where s is the standard deviation of the logs of the values and π/(2n) the variance of a median of n normal
 // values over that of one value. A difference of two runs carries each run's level and each run's median noise,
 // hence the 2 (twice runLevelVariance and twice π/(2n)). Without the run level the interval held another run's
-// median in 41% to 94% of the measured sets (27% with an interval over samples), because processes close in time
-// share the machine's state; with it, in 74% to 99%. With fewer than 2 values, or a value that is not positive,
-// there is no interval.
+// median in 36% to 94% of the measured comparisons (27% with an interval over samples), because processes close in
+// time share the machine's state; with it, in at least 80% in 10 sets of 11 (docs/gate.md). With fewer than 2
+// values, or a value that is not positive, there is no interval.
 func SummarizeProcesses(values []float64, level float64) ProcessSummary {
 	s := ProcessSummary{Median: math.NaN(), Low: math.NaN(), High: math.NaN(), N: len(values)}
 	if len(values) == 0 || slices.ContainsFunc(values, math.IsNaN) {
