@@ -32,9 +32,21 @@ func NewNamespace(t testing.TB) *Namespace {
 	if out, err := runIP("netns", "add", n.Name); err != nil {
 		testenv.Missing(t, fmt.Sprintf("cannot make a network namespace (ip netns add needs root): %v: %s", err, strings.TrimSpace(string(out))))
 	}
-	t.Cleanup(func() { runIP("netns", "delete", n.Name) })
+	t.Cleanup(func() {
+		runIP("netns", "delete", n.Name)
+		unmountEmptyNetnsDir()
+	})
 	ip(t, n, "link", "set", "lo", "up")
 	return n
+}
+
+// unmountEmptyNetnsDir undoes the mount of /run/netns on itself that the first `ip netns add` makes, once no
+// namespace is left in it: left mounted, it keeps a fresh-machine root (../shared/tools/clean-root) from being
+// removed after the tests.
+func unmountEmptyNetnsDir() {
+	if entries, err := os.ReadDir("/run/netns"); err == nil && len(entries) == 0 {
+		runCommand([]string{"umount", "/run/netns"})
+	}
 }
 
 // ip runs ip ARGS inside ns (in the test's own namespace when ns is nil) and fails the test if it fails.
