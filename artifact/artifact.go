@@ -294,6 +294,24 @@ func (c *Case) ProcessRatios() []float64 {
 	return out
 }
 
+// RatioSamples are the values that a test of case c's ratio to ref_js_loop compares, in the gate and in show: with
+// two processes or more, every process's ratio to the ref measured beside the case, since the variance is between
+// processes (docs/gate.md); with one (schema 1), its samples over ref_js_loop's median. Nil without a ref.
+func (a *Artifact) RatioSamples(c *Case) []float64 {
+	if r := c.ProcessRatios(); len(r) >= 2 && len(r) == len(c.Processes) {
+		return r
+	}
+	ref := a.Case(refCase)
+	if ref == nil || !(ref.MedianNs > 0) {
+		return nil
+	}
+	out := make([]float64, len(c.SamplesNs))
+	for i, s := range c.SamplesNs {
+		out[i] = s / ref.MedianNs
+	}
+	return out
+}
+
 // Failure is a case that produced no result: the program reported an error, crashed, or was killed.
 type Failure struct {
 	Name   string `json:"name"`

@@ -446,24 +446,14 @@ func compareAllocations(b, c *artifact.Case, res CaseResult) CaseResult {
 	return res
 }
 
-// gateValues are what the U test compares for case c of a, and the ratio it reports: with two processes or more,
-// every process's ratio to the ref measured beside the case (the variance is between processes, docs/gate.md); with
-// one (schema 1), the samples over ref_js_loop's median.
+// gateValues are what the U test compares for case c of a (Artifact.RatioSamples) and the ratio it reports: the
+// case's ratio_to_ref over processes, or with one process (schema 1) its median over ref_js_loop's.
 func gateValues(a *artifact.Artifact, c *artifact.Case) ([]float64, float64) {
-	if r := c.ProcessRatios(); len(r) >= 2 && len(r) == len(c.Processes) && c.RatioToRef != nil {
-		return r, *c.RatioToRef
+	values := a.RatioSamples(c)
+	if len(c.Processes) >= 2 && len(values) == len(c.Processes) && c.RatioToRef != nil {
+		return values, *c.RatioToRef
 	}
-	ref := a.Case(cases.RefCase).MedianNs
-	return normalise(c.SamplesNs, ref), c.MedianNs / ref
-}
-
-// normalise divides every sample by the reference's median: the case's cost in units of the machine's speed.
-func normalise(samples []float64, ref float64) []float64 {
-	out := make([]float64, len(samples))
-	for i, s := range samples {
-		out[i] = s / ref
-	}
-	return out
+	return values, c.MedianNs / a.Case(cases.RefCase).MedianNs
 }
 
 // checkGuards checks the guards that apply to a.

@@ -61,7 +61,7 @@ func exportJSON(w io.Writer, arts []*artifact.Artifact, files []string) error {
 func (t *Table) header() []string {
 	h := []string{"case"}
 	for i, c := range t.Columns {
-		h = append(h, c.Label+" ns/op", "95% CI", "×ref", "per ms")
+		h = append(h, c.Label+" ns/op", "95% interval", "×ref", "per ms")
 		if t.hasInstructions() {
 			h = append(h, "instr/op")
 		}

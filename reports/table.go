@@ -257,8 +257,8 @@ func cellFor(a *artifact.Artifact, name string) Cell {
 
 // compare fills the cell's comparison of case c of artifact a with case first of artifact base, the first column.
 // ByTime: the ratio of medians and the U test on the samples. ByRatio: the ratio of ratios to ref_js_loop, and on
-// the same device the U test on the samples over each artifact's ref_js_loop median (as the gate tests); between
-// devices no test at all, since their samples measure different machines.
+// the same device the U test on the values the gate tests (Artifact.RatioSamples: with several processes, their
+// ratios); between devices no test at all, since their samples measure different machines, nor for ref_js_loop.
 func compare(cell *Cell, base, a *artifact.Artifact, first, c *artifact.Case, by string) {
 	x, y := first.SamplesNs, c.SamplesNs
 	switch by {
@@ -272,10 +272,10 @@ func compare(cell *Cell, base, a *artifact.Artifact, first, c *artifact.Case, by
 		}
 		r := *c.RatioToRef / *first.RatioToRef
 		cell.VsFirst = &r
-		if !artifact.SameDevice(base, a) {
-			return
+		if !artifact.SameDevice(base, a) || c.Name == cases.RefCase {
+			return // ref_js_loop's ratio is 1 by definition: nothing to test, as in the gate
 		}
-		x, y = scale(x, 1/refA.MedianNs), scale(y, 1/refB.MedianNs)
+		x, y = base.RatioSamples(first), a.RatioSamples(c)
 	}
 	cmp := stats.Compare(x, y, stats.DefaultThresholds)
 	if cmp.Err != nil {
@@ -284,14 +284,6 @@ func compare(cell *Cell, base, a *artifact.Artifact, first, c *artifact.Case, by
 	}
 	cell.PValue = &cmp.P
 	cell.Significant = cmp.Significant
-}
-
-func scale(xs []float64, by float64) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = x * by
-	}
-	return out
 }
 
 // notes says what a reader must know about an artifact beyond its numbers.
