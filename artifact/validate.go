@@ -86,11 +86,11 @@ func checkMedians(c Case) error {
 	return nil
 }
 
-// checkRatios checks c's ratios to ref_js_loop against the medians they come from: each process's against its
-// median over its ref's, the case's against the least of its samples over the least of the ref samples beside them. A disagreement is an error, not a warning
-// with the ratio recomputed: bench-bridge writes every ratio from the medians itself, so a file where they disagree
-// was edited or damaged and its other numbers cannot be trusted either; the gate's guards read ratio_to_ref, and a
-// silent repair would let such a file pass them.
+// checkRatios checks c's ratios to ref_js_loop against the numbers they come from: each process's against its
+// median over its ref's, the case's against the least of its samples over the least of the ref samples beside them.
+// A disagreement is an error, not a warning with the ratio recomputed: bench-bridge writes every ratio itself, so a
+// file where they disagree was edited or damaged and its other numbers cannot be trusted either; the gate's guards
+// read ratio_to_ref, and a silent repair would let such a file pass them.
 func checkRatios(c Case, ref *Case) error {
 	for j, p := range c.Processes {
 		if p.RatioToRef == nil {
