@@ -328,3 +328,38 @@ func TestRender(t *testing.T) {
 		t.Error("want an error for an unknown format")
 	}
 }
+
+// When one run's ref_js_loop never reached the other's speed on one device, the gate says which, since in such a
+// state the ratios change too; a small difference, or one between devices, is only the machine's speed.
+func TestRefNoteWarnsOfAnotherState(t *testing.T) {
+	all := map[string]float64{cases.RefCase: 1.4, "script_to_host_scalar": 1.4, "callback": 1.4, "script_to_host_object": 1.4}
+	slow := scaled(base, all)
+	slightly := scaled(base, map[string]float64{cases.RefCase: 1.1, "script_to_host_scalar": 1.1, "callback": 1.1, "script_to_host_object": 1.1})
+	other := fake(t, 2, 0.02, slow)
+	other.Device.CPUModel = "another CPU"
+	tests := []struct {
+		name      string
+		base, cur *artifact.Artifact
+		want      string
+	}{
+		{"slow current run", fake(t, 1, 0.02, base), fake(t, 2, 0.02, slow), "the current run never ran at the baseline's speed"},
+		{"slow baseline", fake(t, 1, 0.02, slow), fake(t, 2, 0.02, base), "the baseline never ran at the current run's speed"},
+		{"a little slower", fake(t, 1, 0.02, base), fake(t, 2, 0.02, slightly), "the machine's speed, taken out of every ratio"},
+		{"another device", fake(t, 1, 0.02, base), other, "the machine's speed, taken out of every ratio"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Compare(tt.base, tt.cur, "base.json", "cur.json", OptionsFrom(config.Gate{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			notes := strings.Join(r.Notes, "\n")
+			if !strings.Contains(notes, tt.want) {
+				t.Errorf("notes %q, want one that says %q", notes, tt.want)
+			}
+			if warned := strings.Contains(notes, "warning: "+cases.RefCase); warned != strings.Contains(tt.want, "never ran") {
+				t.Errorf("warned %v: %q", warned, notes)
+			}
+		})
+	}
+}
