@@ -278,34 +278,25 @@ func Compare(base, cur *artifact.Artifact, baseFile, curFile string, o Options) 
 	return r, nil
 }
 
-// stateShift is how far apart the least ref_js_loop samples of two runs on one device may be before the gate warns
-// that one of them never ran at the machine's full speed. On this project's shared 2-core VM, in 20 of 22 groups of 5
-// runs they were at most 1.19x apart; in the two where a slow spell covered whole runs, 1.47x and 1.60x (docs/gate.md).
-const stateShift = 1.25
-
-// refNote says how fast ref_js_loop ran in each run: the machine's speed, which every ratio divides out. On one
-// device, when the least samples are more than stateShift apart, it warns instead: the slower run never reached the
-// other's speed, and in such a state the ratios themselves change (docs/gate.md), so that a regression can hide
-// behind a slow baseline, or a slow current run can flag a case that did not change.
+// refNote says how fast ref_js_loop ran in each run: the machine's speed, which every ratio divides out. When one
+// run never reached the other's speed on one device (artifact.LeastRefs), it warns instead, naming the slow side:
+// a slow baseline can hide a regression, a slow current run flag a case that did not change.
 func refNote(base, cur *artifact.Artifact) string {
-	b, c := base.Case(cases.RefCase), cur.Case(cases.RefCase)
-	note := fmt.Sprintf("%s took %s/op in the current run, %s in the baseline (x%.2f): the machine's speed, taken out "+
-		"of every ratio", cases.RefCase, artifact.FormatNs(c.MedianNs), artifact.FormatNs(b.MedianNs), c.MedianNs/b.MedianNs)
-	if len(b.SamplesNs) == 0 || len(c.SamplesNs) == 0 || !artifact.SameDevice(base, cur) {
-		return note
+	lb, lc, apart := artifact.LeastRefs(base, cur)
+	if !apart {
+		b, c := base.Case(cases.RefCase), cur.Case(cases.RefCase)
+		return fmt.Sprintf("%s took %s/op in the current run, %s in the baseline (x%.2f): the machine's speed, taken "+
+			"out of every ratio", cases.RefCase, artifact.FormatNs(c.MedianNs), artifact.FormatNs(b.MedianNs), c.MedianNs/b.MedianNs)
 	}
-	lb, lc := slices.Min(b.SamplesNs), slices.Min(c.SamplesNs)
-	if !(lb > 0 && lc > 0) || max(lb/lc, lc/lb) <= stateShift {
-		return note
-	}
-	what := "the baseline never ran at the current run's speed: a regression can hide behind it; measure a new " +
-		"baseline, or the two programs in one session (bench-bridge compare)"
+	what := "The baseline never ran at the current run's speed, so a regression can hide behind it: measure a new " +
+		"baseline, or the two programs in one session (bench-bridge compare)."
 	if lc > lb {
-		what = "the current run never ran at the baseline's speed: a case can be flagged that did not change; " +
-			"--confirm reruns what is flagged beside the baseline's program"
+		what = "The current run never ran at the baseline's speed, so a case can be flagged that did not change: " +
+			"--confirm reruns what is flagged beside the baseline's program."
 	}
-	return fmt.Sprintf("warning: %s's least sample was %s in the baseline and %s in the current run (x%.2f) on one "+
-		"device: %s (docs/gate.md)", cases.RefCase, artifact.FormatNs(lb), artifact.FormatNs(lc), lc/lb, what)
+	return fmt.Sprintf("warning: %s's least sample was %s in the baseline and %s in the current run (x%.2f), on one "+
+		"device; in a state that slow the ratios change too (docs/gate.md). %s", cases.RefCase, artifact.FormatNs(lb),
+		artifact.FormatNs(lc), lc/lb, what)
 }
 
 // comparableCounts refuses instruction counts of different builds: another compiler or QuickJS counts differently.

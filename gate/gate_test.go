@@ -342,8 +342,8 @@ func TestRefNoteWarnsOfAnotherState(t *testing.T) {
 		base, cur *artifact.Artifact
 		want      string
 	}{
-		{"slow current run", fake(t, 1, 0.02, base), fake(t, 2, 0.02, slow), "the current run never ran at the baseline's speed"},
-		{"slow baseline", fake(t, 1, 0.02, slow), fake(t, 2, 0.02, base), "the baseline never ran at the current run's speed"},
+		{"slow current run", fake(t, 1, 0.02, base), fake(t, 2, 0.02, slow), "The current run never ran at the baseline's speed"},
+		{"slow baseline", fake(t, 1, 0.02, slow), fake(t, 2, 0.02, base), "The baseline never ran at the current run's speed"},
 		{"a little slower", fake(t, 1, 0.02, base), fake(t, 2, 0.02, slightly), "the machine's speed, taken out of every ratio"},
 		{"another device", fake(t, 1, 0.02, base), other, "the machine's speed, taken out of every ratio"},
 	}

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +145,42 @@ func TestRatioTestIsTheGates(t *testing.T) {
 	}
 	if checked < len(table.Rows)/2 {
 		t.Errorf("compared the p-values of %d cases of %d", checked, len(table.Rows))
+	}
+}
+
+// Two runs of one device where one never reached the other's speed get one more warning line, naming the slow one;
+// a run a little slower gets none.
+func TestShowWarnsOfAnotherState(t *testing.T) {
+	for _, tt := range []struct {
+		by   float64
+		want bool
+	}{{1.4, true}, {1.1, false}} {
+		a, err := artifact.Read("testdata/json.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := artifact.Read("testdata/json.json")
+		b.StartedAt = b.StartedAt.Add(time.Hour)
+		for i := range b.Cases { // the whole machine slower: every sample, the ref's too
+			for j := range b.Cases[i].SamplesNs {
+				b.Cases[i].SamplesNs[j] *= tt.by
+			}
+		}
+		table := Build([]*artifact.Artifact{a, b}, []string{"a.json", "b.json"})
+		var got []string
+		for _, w := range table.Warnings {
+			if strings.Contains(w, "never ran at the speed") {
+				got = append(got, w)
+			}
+		}
+		least := slices.Min(a.Case(cases.RefCase).SamplesNs)
+		want := fmt.Sprintf("ref_js_loop's least sample was %s in a.json and %s in b.json (x1.40): b.json never ran at "+
+			"the speed of a.json", artifact.FormatNs(least), artifact.FormatNs(least*tt.by))
+		switch {
+		case tt.want && (len(got) != 1 || !strings.HasPrefix(got[0], want)):
+			t.Errorf("%.1fx slower: warnings %q, want one that starts %q", tt.by, table.Warnings, want)
+		case !tt.want && len(got) > 0:
+			t.Errorf("%.1fx slower: warned %q", tt.by, got)
+		}
 	}
 }

@@ -96,6 +96,9 @@ func Build(arts []*artifact.Artifact, files []string) *Table {
 				col.VsFirst = ByRatio
 				t.Warnings = append(t.Warnings, originWarning(files[0], files[i], ds))
 			}
+			if w := stateWarning(arts[0], a, files[0], files[i]); w != "" {
+				t.Warnings = append(t.Warnings, w)
+			}
 		}
 		t.Columns = append(t.Columns, col)
 	}
@@ -161,6 +164,22 @@ func originWarning(first, file string, ds []artifact.Difference) string {
 		how = "comparing ×ref only, no test of significance"
 	}
 	return fmt.Sprintf("%s and %s come from %s: %s", first, file, artifact.Describe(ds), how)
+}
+
+// stateWarning is one line when a and b, from one device, did not run at one speed (artifact.LeastRefs): their
+// ratios then differ by more than the machine's speed, and the comparison can show a change that is not there.
+func stateWarning(a, b *artifact.Artifact, fileA, fileB string) string {
+	la, lb, apart := artifact.LeastRefs(a, b)
+	if !apart {
+		return ""
+	}
+	slow, fast := fileB, fileA
+	if la > lb {
+		slow, fast = fileA, fileB
+	}
+	return fmt.Sprintf("%s's least sample was %s in %s and %s in %s (x%.2f): %s never ran at the speed of %s, and "+
+		"in a state that slow the ratios change too (docs/gate.md); measure both in one session (bench-bridge compare)",
+		cases.RefCase, artifact.FormatNs(la), fileA, artifact.FormatNs(lb), fileB, lb/la, slow, fast)
 }
 
 // intervalWarning is one line for every case of arts whose interval the table does not show, or "". It counts from
