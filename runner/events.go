@@ -8,6 +8,7 @@ const (
 	CaseStarted  EventKind = iota // a case began (set-up and warm-up follow)
 	CaseMeasured                  // a case finished with samples
 	CaseFailed                    // a case ended without a result
+	ProgramDone                   // the program's artifact is written, or its session ended without one
 )
 
 // Event is one step of a run, for progress displays. Done counts the cases finished so far, this one included;

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
@@ -33,9 +31,6 @@ type Job struct {
 	User *UserBridge
 	// Defines are extra compile-time options of the reference bridge or the floor (see build.BuildProgram).
 	Defines []string
-	// Push, when set, pushes the built program instead of Target.Push: compare pushes a binary used by two
-	// programs once.
-	Push func(ctx context.Context, local string) (string, error)
 }
 
 // UserBridge is a bench program of the user's, declared in the config.
@@ -77,41 +72,17 @@ func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 	return build.BuildProgram(ctx, tc, lib, j.Kind, j.Codec, j.Log, j.Defines...)
 }
 
-// Run builds the program, runs it as Options.Runs processes and writes the artifact. When the run fails part-way,
-// the artifact is still written, with what was measured and complete=false, and the error says what broke. The
-// target stays open: whoever opened it closes it.
-func (j *Job) Run(ctx context.Context) (*artifact.Artifact, error) {
-	p, err := j.Prepare(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if j.Options.Seed == 0 {
-		j.Options.Seed = NewSeed()
-	}
-	p.Begin(NewSession([]string{p.Label()}, j.Options.Seed), 0)
-	fmt.Fprintf(j.Log, "running %s on %s: %d cases, %d processes of %d samples of at least %s each\n", p.Label(),
-		j.Target.Name(), len(j.Options.Cases), j.Options.Runs, j.Options.Samples, j.Options.MinTime)
-	var runErr error
-	for run := range max(j.Options.Runs, 1) {
-		p.art.Session.Order = append(p.art.Session.Order, 0)
-		if runErr = p.Process(ctx, run, CaseOrder(j.Options.Seed, run, j.Options.Cases)); runErr != nil {
-			break
-		}
-	}
-	return p.Finish(ctx, runErr)
-}
-
-// Prepared is a job whose program is built and pushed: compare runs the processes of several side by side.
-type Prepared struct {
+// prepared is a job whose program is built and pushed, ready to run processes as one program of a session.
+type prepared struct {
 	job    *Job
 	prog   *build.Program
 	remote string
 	art    *artifact.Artifact
-	m      *Measurement
+	m      *measurement
 }
 
-// Prepare builds the program, reads the device and pushes the program; the caller closes the target.
-func (j *Job) Prepare(ctx context.Context) (*Prepared, error) {
+// prepare builds the program, reads the device and pushes the program with push; the caller closes the target.
+func (j *Job) prepare(ctx context.Context, push func(context.Context, string) (string, error)) (*prepared, error) {
 	prog, err := j.Build(ctx)
 	if err != nil {
 		return nil, err
@@ -125,10 +96,6 @@ func (j *Job) Prepare(ctx context.Context) (*Prepared, error) {
 	sum, err := fileSHA256(prog.Path)
 	if err != nil {
 		return nil, err
-	}
-	push := j.Push
-	if push == nil {
-		push = j.Target.Push
 	}
 	remote, err := push(ctx, prog.Path)
 	if err != nil {
@@ -157,29 +124,11 @@ func (j *Job) Prepare(ctx context.Context) (*Prepared, error) {
 		return nil, fmt.Errorf("the program implements none of the cases asked for (%s); its list: %s",
 			strings.Join(asked, ", "), strings.Join(listed, ", "))
 	}
-	return &Prepared{job: j, prog: prog, remote: remote, art: a, m: NewMeasurement(j.Target, remote, j.Options)}, nil
+	return &prepared{job: j, prog: prog, remote: remote, art: a, m: newMeasurement(j.Target, remote, j.Options)}, nil
 }
 
-// Label names the prepared program: "json linux", with " slowdown=0.1" when it adds busy work.
-func (p *Prepared) Label() string { return p.art.Label() }
-
-// Begin starts the session: the artifact is program index idx of session s.
-func (p *Prepared) Begin(s artifact.Session, idx int) {
-	p.art.Session, p.art.Session.Program = s, idx
-	p.art.Session.Order = nil
-	p.art.StartedAt = time.Now().UTC()
-}
-
-// Process runs one process of the program as position seq of the session, in the given case order.
-func (p *Prepared) Process(ctx context.Context, seq int, order []string) error {
-	return p.m.Process(ctx, seq, order)
-}
-
-// SetOrder records the session's full process order (compare knows it only at the end).
-func (p *Prepared) SetOrder(order []int) { p.art.Session.Order = order }
-
-// Finish assembles and writes the artifact; runErr is what broke the run, if anything.
-func (p *Prepared) Finish(ctx context.Context, runErr error) (*artifact.Artifact, error) {
+// finish assembles and writes the artifact; runErr is what broke the session, if anything.
+func (p *prepared) finish(ctx context.Context, runErr error) (*artifact.Artifact, error) {
 	j, a, raw := p.job, p.art, p.m.Raw
 	recordProvenance(a, p.prog, raw.Meta)
 	Assemble(a, raw, j.Options.Cases)
@@ -190,6 +139,12 @@ func (p *Prepared) Finish(ctx context.Context, runErr error) (*artifact.Artifact
 	}
 	if j.Options.Instructions && runErr == nil {
 		runErr = j.countInstructions(ctx, p.remote, a)
+	}
+	if runErr != nil && a.Complete {
+		// Every case may have been measured once, and still the processes asked for were not all run.
+		a.Complete = false
+		a.Warnings = append(a.Warnings, fmt.Sprintf("the run broke in process %d of %d: %v", len(raw.Processes),
+			j.Options.Runs, runErr))
 	}
 	if err := artifact.Write(j.Out, a); err != nil {
 		// Nothing was written: no artifact to show or to say "wrote" of.
@@ -218,14 +173,6 @@ func fileSHA256(path string) (string, error) {
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:]), nil
-}
-
-// NewSession starts a session of the named programs with a fresh id.
-func NewSession(programs []string, seed uint64) artifact.Session {
-	var id [8]byte
-	crand.Read(id[:])
-	return artifact.Session{ID: time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(id[:4]),
-		Programs: programs, Seed: seed}
 }
 
 // countInstructions adds each measured case's instructions per op to a; a case that cannot be counted makes the

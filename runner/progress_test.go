@@ -6,7 +6,7 @@ import "testing"
 // upper one), so that the progress and the artifact agree.
 func TestProgressMedianIsTheMedian(t *testing.T) {
 	var got []Event
-	s := &session{m: &Measurement{Raw: &Raw{notify: func(e Event) { got = append(got, e) }}}}
+	s := &osProcess{m: &measurement{Raw: &Raw{notify: func(e Event) { got = append(got, e) }}}}
 	s.report(&RawCase{Name: "callback", Ops: []int64{1, 1, 1, 1}, Ns: []int64{40, 10, 30, 20}})
 	if len(got) != 1 || got[0].MedianNs != 25 {
 		t.Errorf("events %+v, want one with median 25", got)

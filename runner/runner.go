@@ -133,12 +133,12 @@ func (o Options) caseTimeout() time.Duration {
 // sampleCap is the most sample records one case may print: a multiple of --samples.
 func (o Options) sampleCap() int { return sampleCapFactor * max(o.Samples, 1) }
 
-// Measure runs program (already pushed to t) as opts.Runs processes over opts.Cases, each in its own order drawn from
-// opts.Seed. A case that crashes the program or hangs is recorded as a failure and left out of the later processes;
+// measure runs program (already pushed to t) as opts.Runs processes over opts.Cases, each in its own order drawn from
+// opts.Seed: the raw samples alone, without an artifact. A case that crashes the program or hangs is recorded as a failure and left out of the later processes;
 // the cases after it run in a new process. On a transport error or cancellation it returns what was measured so far
 // with the error.
-func Measure(ctx context.Context, t targets.Target, program string, opts Options) (*Raw, error) {
-	m := NewMeasurement(t, program, opts)
+func measure(ctx context.Context, t targets.Target, program string, opts Options) (*Raw, error) {
+	m := newMeasurement(t, program, opts)
 	for run := range max(opts.Runs, 1) {
 		if err := m.Process(ctx, run, CaseOrder(opts.Seed, run, opts.Cases)); err != nil {
 			return m.Raw, err
@@ -162,8 +162,8 @@ func CaseOrder(seed uint64, seq int, names []string) []string {
 // NewSeed draws a seed for the case orders.
 func NewSeed() uint64 { return rand.Uint64() }
 
-// Measurement collects the processes of one program; compare interleaves the processes of several.
-type Measurement struct {
+// measurement collects the processes of one program; a session interleaves the measurements of its programs.
+type measurement struct {
 	Raw     *Raw
 	target  targets.Target
 	program string
@@ -174,9 +174,9 @@ type Measurement struct {
 	total, done int
 }
 
-// NewMeasurement prepares to run program (already pushed to t) with opts.
-func NewMeasurement(t targets.Target, program string, opts Options) *Measurement {
-	m := &Measurement{Raw: &Raw{Meta: map[string]string{}}, target: t, program: program, opts: opts,
+// newMeasurement prepares to run program (already pushed to t) with opts.
+func newMeasurement(t targets.Target, program string, opts Options) *measurement {
+	m := &measurement{Raw: &Raw{Meta: map[string]string{}}, target: t, program: program, opts: opts,
 		total: max(opts.Runs, 1) * len(opts.Cases)}
 	m.Raw.notify = func(e Event) {
 		e.Target, e.Total, e.Done = t.Name(), m.total, m.done
@@ -193,23 +193,23 @@ func NewMeasurement(t targets.Target, program string, opts Options) *Measurement
 }
 
 // Protocol is the protocol version the program spoke; 0 before its first process.
-func (m *Measurement) Protocol() int { return m.protocol }
+func (m *measurement) Protocol() int { return m.protocol }
 
 // failed reports whether name failed in an earlier process.
-func (m *Measurement) failed(name string) bool {
+func (m *measurement) failed(name string) bool {
 	return slices.ContainsFunc(m.Raw.Failures, func(f artifact.Failure) bool { return f.Name == name })
 }
 
 // Process runs one process of the program over order (cases that failed before are left out), as position seq of
 // the session. A crash or a stall fails the case it hit and runs the rest in a new process, recorded as the same one.
-func (m *Measurement) Process(ctx context.Context, seq int, order []string) error {
+func (m *measurement) Process(ctx context.Context, seq int, order []string) error {
 	raw := m.Raw
 	remaining := slices.DeleteFunc(slices.Clone(order), func(n string) bool { return m.failed(n) || !slices.Contains(m.opts.Cases, n) })
 	m.done += len(order) - len(remaining)
 	raw.Processes = append(raw.Processes, RawProcess{Seq: seq, Order: slices.Clone(remaining)})
 	proc := &raw.Processes[len(raw.Processes)-1]
 	for len(remaining) > 0 {
-		s := &session{m: m, proc: proc, want: remaining}
+		s := &osProcess{m: m, proc: proc, want: remaining}
 		err := s.run(ctx)
 		if err != nil && m.protocol == 0 && s.line == 0 && isUsageExit(err) {
 			// A protocol 1 program that refuses protocol 2's flags: ask again without them.
@@ -287,9 +287,9 @@ func isUsageExit(err error) bool {
 	return errors.As(err, &exit) && exit.Status == 2
 }
 
-// lose records the case the session was in when its process died or broke the protocol: a failure, and the samples
+// lose records the case the process was in when it died or broke the protocol: a failure, and the samples
 // it had printed, kept as a partial case.
-func (r *Raw) lose(s *session, reason, stderr string) {
+func (r *Raw) lose(s *osProcess, reason, stderr string) {
 	if s.cur != nil && len(s.cur.Ns) > 0 {
 		c := *s.cur
 		c.Partial = true
@@ -313,9 +313,9 @@ func (r *Raw) emit(e Event) {
 	}
 }
 
-// session is one OS process of the program: it parses the lines as they come.
-type session struct {
-	m           *Measurement
+// osProcess is one OS process of the program: it parses the lines as they come.
+type osProcess struct {
+	m           *measurement
 	proc        *RawProcess
 	want        []string
 	current     string          // begun, not ended
@@ -329,7 +329,7 @@ type session struct {
 }
 
 // args is the command line of one process: protocol 2's flags unless the program speaks protocol 1.
-func (s *session) args() []string {
+func (s *osProcess) args() []string {
 	o := s.m.opts
 	args := []string{"run", "--samples", strconv.Itoa(o.Samples), "--min-time-ns", strconv.FormatInt(o.MinTime.Nanoseconds(), 10),
 		"--warmup-ns", strconv.FormatInt(o.Warmup.Nanoseconds(), 10)}
@@ -342,7 +342,7 @@ func (s *session) args() []string {
 	return append(args, s.want...)
 }
 
-func (s *session) run(ctx context.Context) error {
+func (s *osProcess) run(ctx context.Context) error {
 	s.finished = map[string]bool{}
 	stall := s.m.opts.Stall
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -389,7 +389,7 @@ func (s *session) run(ctx context.Context) error {
 }
 
 // handle applies one line of output.
-func (s *session) handle(line string) error {
+func (s *osProcess) handle(line string) error {
 	s.line++
 	r, err := parseLine(line)
 	if err != nil {
@@ -441,7 +441,7 @@ func (s *session) handle(line string) error {
 
 // check refuses a record that does not fit where it came: a case not asked for, a record outside its case or in
 // the wrong protocol, a case begun twice, and output over the bounds.
-func (s *session) check(r record) error {
+func (s *osProcess) check(r record) error {
 	if r.name != "" && !slices.Contains(s.want, r.name) {
 		return fmt.Errorf("case %q was not asked for", r.name)
 	}
@@ -515,7 +515,7 @@ func (c *RawCase) apply(r record) {
 	}
 }
 
-func (s *session) finish(name string) {
+func (s *osProcess) finish(name string) {
 	s.finished[name] = true
 	if s.current == name {
 		s.current, s.cur = "", nil
@@ -523,7 +523,7 @@ func (s *session) finish(name string) {
 }
 
 // report tells the listener about a measured case.
-func (s *session) report(c *RawCase) {
+func (s *osProcess) report(c *RawCase) {
 	var ns []float64
 	for i := range c.Ns {
 		ns = append(ns, float64(c.Ns[i])/float64(c.Ops[i]))

@@ -150,7 +150,7 @@ func FuzzSession(f *testing.F) {
 	f.Fuzz(func(t *testing.T, out []byte, status uint8) {
 		o := Options{Cases: []string{"ref_js_loop", "a", "b"}, Samples: 2, MinTime: time.Millisecond, Runs: 2,
 			Stall: time.Minute, CaseTimeout: time.Minute}
-		raw, err := Measure(context.Background(), scriptTarget{out: out, status: int(status)}, "prog", o)
+		raw, err := measure(context.Background(), scriptTarget{out: out, status: int(status)}, "prog", o)
 		if err != nil {
 			return // a transport error: Run's write failed, which a fuzzed output cannot cause
 		}

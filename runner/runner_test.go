@@ -40,7 +40,7 @@ func failure(raw *Raw, name string) *artifact.Failure {
 
 func TestMeasureSurvivesCrashHangAndErrors(t *testing.T) {
 	prog, _ := filepath.Abs("testdata/faulty.sh")
-	raw, err := Measure(context.Background(), localTarget(t), prog, faultyOptions("a", "crash", "b", "hang", "fails", "c"))
+	raw, err := measure(context.Background(), localTarget(t), prog, faultyOptions("a", "crash", "b", "hang", "fails", "c"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestMeasureSurvivesCrashHangAndErrors(t *testing.T) {
 // text, and the cases after it run in a new process.
 func TestMeasureRecordsOutputOutsideTheProtocol(t *testing.T) {
 	prog, _ := filepath.Abs("testdata/faulty.sh")
-	raw, err := Measure(context.Background(), localTarget(t), prog, faultyOptions("a", "garbage", "b"))
+	raw, err := measure(context.Background(), localTarget(t), prog, faultyOptions("a", "garbage", "b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestMeasureRecordsOutputOutsideTheProtocol(t *testing.T) {
 // and the case is a failure too.
 func TestMeasureKeepsTheSamplesOfADyingCase(t *testing.T) {
 	prog, _ := filepath.Abs("testdata/faulty.sh")
-	raw, err := Measure(context.Background(), localTarget(t), prog, faultyOptions("a", "dies", "b"))
+	raw, err := measure(context.Background(), localTarget(t), prog, faultyOptions("a", "dies", "b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestMeasureKeepsWhatItHasWhenCancelled(t *testing.T) {
 	defer cancel()
 	o := faultyOptions("a", "hang", "b")
 	o.Stall = time.Minute
-	raw, err := Measure(ctx, localTarget(t), prog, o)
+	raw, err := measure(ctx, localTarget(t), prog, o)
 	if err == nil || !strings.Contains(err.Error(), "deadline exceeded") {
 		t.Fatalf("err = %v, want the cancellation", err)
 	}
@@ -165,7 +165,7 @@ func TestMeasureRunsProcessesInVariedOrder(t *testing.T) {
 	prog, _ := filepath.Abs("testdata/faulty.sh")
 	o := faultyOptions("a", "b", "c", "d", "crash")
 	o.Runs, o.Seed = 4, 42
-	raw, err := Measure(context.Background(), localTarget(t), prog, o)
+	raw, err := measure(context.Background(), localTarget(t), prog, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestMeasureRunsProtocol1ProgramsThatRefuseNewFlags(t *testing.T) {
 	prog, _ := filepath.Abs("testdata/strict_v1.sh")
 	o := faultyOptions("ref_js_loop", "a")
 	o.Runs = 2
-	raw, err := Measure(context.Background(), localTarget(t), prog, o)
+	raw, err := measure(context.Background(), localTarget(t), prog, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestMeasureRunsProtocol1ProgramsThatRefuseNewFlags(t *testing.T) {
 		t.Fatalf("processes %+v, failures %+v", raw.Processes, raw.Failures)
 	}
 	o.Slowdown = 0.1
-	if _, err := Measure(context.Background(), localTarget(t), prog, o); err == nil || !strings.Contains(err.Error(), "protocol 1: --slowdown needs") {
+	if _, err := measure(context.Background(), localTarget(t), prog, o); err == nil || !strings.Contains(err.Error(), "protocol 1: --slowdown needs") {
 		t.Fatalf("err = %v, want --slowdown refused for a protocol 1 program", err)
 	}
 }

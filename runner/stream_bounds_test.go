@@ -19,7 +19,7 @@ func TestMeasureBoundsWhatAProgramPrints(t *testing.T) {
 	prog := mustAbs(t, "testdata/faulty.sh")
 	o := faultyOptions("flood", "longline", "chatter", "metaflood", "a")
 	o.Samples, o.Stall, o.CaseTimeout = 3, 5*time.Second, 2*time.Second
-	raw, err := Measure(context.Background(), localTarget(t), prog, o)
+	raw, err := measure(context.Background(), localTarget(t), prog, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,11 +48,11 @@ func TestProgressStripsControlCharacters(t *testing.T) {
 	var reasons []string
 	o := faultyOptions("evil", "a")
 	o.Progress = &progress
-	if _, err := Measure(context.Background(), localTarget(t), mustAbs(t, "testdata/faulty.sh"), o); err != nil {
+	if _, err := measure(context.Background(), localTarget(t), mustAbs(t, "testdata/faulty.sh"), o); err != nil {
 		t.Fatal(err)
 	}
 	o.Progress, o.OnEvent = nil, func(e Event) { reasons = append(reasons, e.Reason) }
-	if _, err := Measure(context.Background(), localTarget(t), mustAbs(t, "testdata/faulty.sh"), o); err != nil {
+	if _, err := measure(context.Background(), localTarget(t), mustAbs(t, "testdata/faulty.sh"), o); err != nil {
 		t.Fatal(err)
 	}
 	for _, text := range append(reasons, progress.String()) {
@@ -65,7 +65,7 @@ func TestProgressStripsControlCharacters(t *testing.T) {
 	}
 }
 
-// TestFinishWritesOnlyValidArtifacts: an artifact that Validate refuses is not written, and Finish returns no
+// TestFinishWritesOnlyValidArtifacts: an artifact that Validate refuses is not written, and finish returns no
 // artifact for it, so that no one prints "wrote" of a file that is not there; a valid one is written and returned.
 func TestFinishWritesOnlyValidArtifacts(t *testing.T) {
 	out := sessionSeeds()[0]
@@ -73,13 +73,13 @@ func TestFinishWritesOnlyValidArtifacts(t *testing.T) {
 		o := Options{Cases: []string{"ref_js_loop", "a"}, Samples: 2, MinTime: time.Millisecond, Runs: 1, Stall: time.Minute}
 		tgt := scriptTarget{out: []byte(out)}
 		file := filepath.Join(t.TempDir(), "x.json")
-		p := &Prepared{job: &Job{Target: tgt, Options: o, Out: file, Log: io.Discard}, prog: &build.Program{},
+		p := &prepared{job: &Job{Target: tgt, Options: o, Out: file, Log: io.Discard}, prog: &build.Program{},
 			art: &artifact.Artifact{Schema: artifact.Schema, Target: target, Program: artifact.ProgramBridge},
-			m:   NewMeasurement(tgt, "prog", o)}
-		if err := p.Process(context.Background(), 0, o.Cases); err != nil {
+			m:   newMeasurement(tgt, "prog", o)}
+		if err := p.m.Process(context.Background(), 0, o.Cases); err != nil {
 			t.Fatal(err)
 		}
-		a, err := p.Finish(context.Background(), nil)
+		a, err := p.finish(context.Background(), nil)
 		_, statErr := os.Stat(file)
 		switch {
 		case target == "" && (a != nil || err == nil || !strings.Contains(err.Error(), "not written") || statErr == nil):

@@ -341,17 +341,3 @@ func TestGateConfirmCleansUpWhenTheBuildFails(t *testing.T) {
 		t.Errorf("--confirm left %d entries in the temporary directory (%s)", len(left), left[0].Name())
 	}
 }
-
-// A compare whose run broke and whose artifact could not be written reports both, not only the run's error.
-func TestCompareKeepsTheWriteError(t *testing.T) {
-	runErr, writeErr := errors.New("the device went away"), errors.New("out.json: not written")
-	if got := besides(errors.Join(runErr, writeErr), runErr); len(got) != 1 || got[0] != writeErr {
-		t.Errorf("run and write failed: %v", got)
-	}
-	if got := besides(fmt.Errorf("%w (partial artifact)", runErr), runErr); len(got) != 0 {
-		t.Errorf("partial artifact: %v", got)
-	}
-	if got := besides(writeErr, nil); len(got) != 1 {
-		t.Errorf("only the write failed: %v", got)
-	}
-}

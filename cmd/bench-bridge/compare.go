@@ -193,18 +193,23 @@ func compareRun(o *compareOptions) error {
 	if dir == "" {
 		dir = filepath.Join(DefaultOutDir, "compare-"+t.Name())
 	}
-	s := &compareSession{target: t, log: disp, disp: disp}
+	jobs := make([]*runner.Job, len(plans))
 	for i, p := range plans {
 		p.out = filepath.Join(dir, specs[i].fileName(i, t.Name()))
-		s.jobs = append(s.jobs, p.job(t, disp))
+		jobs[i] = p.job(t, disp)
+		label := fmt.Sprintf("%c %s", 'a'+i, strings.TrimSuffix(filepath.Base(p.out)[2:], ".json"))
+		jobs[i].Options.OnEvent = disp.track(label, jobs[i].Options.Runs*len(jobs[i].Options.Cases))
 	}
-	arts, files, runErr := s.run(o.ctx)
+	arts, files, runErr := runSession(o.ctx, jobs, disp)
 	if len(arts) == 0 {
 		return runErr
 	}
 	stdout := o.IO.Out
 	if err := reports.Render(stdout, reports.Build(arts, files), "text"); err != nil {
 		return err
+	}
+	if len(arts) < len(jobs) {
+		return runErr // a program's artifact is missing: there is nothing to pair it with
 	}
 	fmt.Fprintln(stdout)
 	report := &gate.Report{Notes: []string{}}
@@ -227,109 +232,21 @@ func compareRun(o *compareOptions) error {
 	return nil
 }
 
-// compareSession runs the processes of several jobs on one target alternately and writes their artifacts.
-type compareSession struct {
-	target targets.Target
-	jobs   []*runner.Job
-	log    io.Writer
-	disp   *display // shows each program's progress; nil for the jobs' own Progress lines
-	seed   uint64
-}
-
-// run builds and pushes every program, then runs rounds of one process each: round r runs the programs forward when
-// r is even and backward when it is odd (A B, B A, ...), all in round r's case order. It returns the artifacts it
-// wrote, even when the run failed part-way.
-func (s *compareSession) run(ctx context.Context) ([]*artifact.Artifact, []string, error) {
-	pushed := map[string]string{}
-	push := func(ctx context.Context, local string) (string, error) {
-		if r, ok := pushed[local]; ok {
-			return r, nil
-		}
-		r, err := s.target.Push(ctx, local)
-		if err == nil {
-			pushed[local] = r
-		}
-		return r, err
+// runSession measures jobs in one session and returns the artifacts it wrote, with their files, and its error.
+func runSession(ctx context.Context, jobs []*runner.Job, log io.Writer) ([]*artifact.Artifact, []string, error) {
+	s, err := runner.NewSession(jobs, log)
+	if err != nil {
+		return nil, nil, err
 	}
-	var preps []*runner.Prepared
-	var labels []string
-	opts := s.jobs[0].Options
-	for i, j := range s.jobs {
-		j.Push = push
-		if s.disp != nil {
-			label := fmt.Sprintf("%c %s", 'a'+i, strings.TrimSuffix(filepath.Base(j.Out)[2:], ".json"))
-			j.Options.OnEvent = s.disp.track(label, opts.Runs*len(opts.Cases))
-			defer s.disp.finish(label)
-		}
-		p, err := j.Prepare(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		preps, labels = append(preps, p), append(labels, p.Label())
-	}
-	if s.seed == 0 {
-		s.seed = s.jobs[0].Options.Seed
-	}
-	if s.seed == 0 {
-		s.seed = runner.NewSeed()
-	}
-	session := runner.NewSession(labels, s.seed)
-	fmt.Fprintf(s.log, "comparing %s on %s: %d rounds of %d processes, %d cases, %d samples of at least %s each\n",
-		strings.Join(labels, ", "), s.target.Name(), opts.Runs, len(preps), len(opts.Cases), opts.Samples, opts.MinTime)
-	for i, p := range preps {
-		p.Begin(session, i)
-	}
-	var order []int
-	var runErr error
-rounds:
-	for r := range max(opts.Runs, 1) {
-		caseOrder := runner.CaseOrder(s.seed, r, opts.Cases)
-		for k := range preps {
-			i := k
-			if r%2 == 1 {
-				i = len(preps) - 1 - k
-			}
-			if runErr = preps[i].Process(ctx, r, caseOrder); runErr != nil {
-				break rounds
-			}
-			order = append(order, i)
-		}
-	}
+	results, err := s.Run(ctx)
 	var arts []*artifact.Artifact
 	var files []string
-	var errs []error
-	for i, p := range preps {
-		p.SetOrder(order)
-		a, err := p.Finish(ctx, runErr)
-		if a != nil {
-			arts, files = append(arts, a), append(files, s.jobs[i].Out)
-			fmt.Fprintf(s.log, "wrote %s\n", s.jobs[i].Out)
-		}
-		errs = append(errs, besides(err, runErr)...)
-	}
-	return arts, files, errors.Join(append([]error{runErr}, errs...)...)
-}
-
-// besides returns what err says besides runErr, which the caller reports once: nothing for a partial artifact
-// (err wraps runErr), the write's error for an artifact that could not be written (err joins runErr and it).
-func besides(err, runErr error) []error {
-	switch {
-	case err == nil:
-		return nil
-	case runErr == nil || !errors.Is(err, runErr):
-		return []error{err}
-	}
-	joined, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		return nil
-	}
-	var out []error
-	for _, e := range joined.Unwrap() {
-		if e != runErr {
-			out = append(out, e)
+	for _, r := range results {
+		if r.Artifact != nil {
+			arts, files = append(arts, r.Artifact), append(files, r.File)
 		}
 	}
-	return out
+	return arts, files, err
 }
 
 // gateThresholds are the gate's options from the config, with --alpha and --min-effect when given, checked.

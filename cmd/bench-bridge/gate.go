@@ -183,16 +183,15 @@ func confirmResult(o *gateOptions, cfg *config.Config, res *gate.Result, p gate.
 	if why := buildableBaseline(ctx, baseJob, base); why != "" {
 		res.Notes = append(res.Notes, "--confirm: "+why+": the current program reran alone")
 		fmt.Fprintf(stderr, "gate: %s: rerunning %s to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
-		rerun, err := curJob.Run(ctx)
+		arts, _, err := runSession(ctx, []*runner.Job{curJob}, stderr)
 		if err != nil {
 			return err
 		}
-		gate.Confirm(res, base, rerun, "the current program alone (its artifact not kept)", opts)
+		gate.Confirm(res, base, arts[0], "the current program alone (its artifact not kept)", opts)
 		return nil
 	}
 	fmt.Fprintf(stderr, "gate: %s: rerunning %s beside the baseline's program to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
-	s := &compareSession{target: t, jobs: []*runner.Job{baseJob, curJob}, log: stderr}
-	arts, files, err := s.run(ctx)
+	arts, files, err := runSession(ctx, []*runner.Job{baseJob, curJob}, stderr)
 	if err != nil {
 		return err
 	}

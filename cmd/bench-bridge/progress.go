@@ -59,7 +59,9 @@ func (d *display) track(label string, total int) func(runner.Event) {
 	return func(e runner.Event) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
-		r.done, r.total = e.Done, e.Total
+		if e.Kind != runner.ProgramDone {
+			r.done, r.total = e.Done, e.Total
+		}
 		d.clear()
 		switch e.Kind {
 		case runner.CaseStarted:
@@ -70,26 +72,14 @@ func (d *display) track(label string, total int) func(runner.Event) {
 			}
 		case runner.CaseFailed:
 			fmt.Fprintf(d.w, "%s: %s %s: %s\n", label, e.Case, d.paint("failed", "31"), e.Reason)
+		case runner.ProgramDone:
+			r.done = r.total
 		}
 		if r.done >= r.total {
 			d.remove(r)
 		}
 		d.draw()
 	}
-}
-
-// finish drops a run's status, whatever state it ended in.
-func (d *display) finish(label string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.clear()
-	for _, r := range d.runs {
-		if r.label == label {
-			d.remove(r)
-			break
-		}
-	}
-	d.draw()
 }
 
 func (d *display) remove(r *runState) {

@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -145,9 +143,8 @@ func subsetName(name string, selected []string) string {
 	return strings.TrimSuffix(name, ".json") + "-subset-" + hex.EncodeToString(sum[:4]) + ".json"
 }
 
-// measureRun runs the program on every named target, one artifact each, and shows them side by side. Targets on
-// different machines run in parallel; targets sharing a machine (the local one) run one after another, so that
-// they do not disturb each other's numbers. It opens every target and closes every one it opened.
+// measureRun runs the program on every named target, one session and one artifact each, and shows them side by side.
+// It opens every target and closes every one it opened.
 func measureRun(o *measureOptions) error {
 	if err := checkOut(o.Measure.out, o.Targets); err != nil {
 		return err
@@ -176,37 +173,26 @@ func measureRun(o *measureOptions) error {
 		}
 		opened = append(opened, t)
 	}
-	type result struct {
-		art  *artifact.Artifact
-		file string
-		err  error
-	}
-	results := make([]result, len(opened))
-	groups := map[string][]int{}
+	sessions := make([]*runner.Session, len(opened))
 	for i, t := range opened {
-		groups[targets.Machine(t)] = append(groups[targets.Machine(t)], i)
+		job := p.job(t, disp)
+		job.Options.OnEvent = disp.track(strings.TrimSuffix(defaultName(t.Name(), job.Kind, job.Codec), ".json"), len(job.Options.Cases))
+		if sessions[i], err = runner.NewSession([]*runner.Job{job}, disp); err != nil {
+			return err
+		}
 	}
-	var wg sync.WaitGroup
-	for _, idx := range groups {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, i := range idx {
-				a, file, err := measureOne(o.ctx, p.job(opened[i], disp), disp)
-				results[i] = result{a, file, err}
-			}
-		}()
-	}
-	wg.Wait()
+	results, errs := runner.RunAll(o.ctx, sessions)
 	var arts []*artifact.Artifact
 	var files []string
 	var failed []error
-	for i, r := range results {
-		if r.art != nil {
-			arts, files = append(arts, r.art), append(files, r.file)
+	for i, rs := range results {
+		for _, r := range rs {
+			if r.Artifact != nil {
+				arts, files = append(arts, r.Artifact), append(files, r.File)
+			}
 		}
-		if r.err != nil {
-			failed = append(failed, fmt.Errorf("%s: %w", o.Targets[i], r.err))
+		if errs[i] != nil {
+			failed = append(failed, fmt.Errorf("%s: %w", o.Targets[i], errs[i]))
 		}
 	}
 	if len(arts) > 0 {
@@ -215,24 +201,6 @@ func measureRun(o *measureOptions) error {
 		}
 	}
 	return errors.Join(failed...)
-}
-
-// measureOne runs one job; it returns the artifact whenever one was written, even when the run failed. The target
-// stays open: its opener closes it.
-func measureOne(ctx context.Context, job *runner.Job, disp *display) (*artifact.Artifact, string, error) {
-	label := strings.TrimSuffix(defaultName(job.Target.Name(), job.Kind, job.Codec), ".json")
-	job.Options.OnEvent = disp.track(label, len(job.Options.Cases))
-	defer disp.finish(label)
-	start := time.Now()
-	a, err := job.Run(ctx)
-	if a == nil {
-		return nil, "", err
-	}
-	fmt.Fprintf(disp, "wrote %s in %s\n", job.Out, time.Since(start).Round(100*time.Millisecond))
-	if err == nil && !a.Complete {
-		err = fmt.Errorf("%d of %d cases failed (see %s)", len(a.Failures), len(job.Options.Cases), job.Out) // Cases: those the program implements
-	}
-	return a, job.Out, err
 }
 
 // newCmdFloor is `bench-bridge floor TARGET...`.
