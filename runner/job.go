@@ -31,6 +31,8 @@ type Job struct {
 	User *UserBridge
 	// Defines are extra compile-time options of the reference bridge or the floor (see build.BuildProgram).
 	Defines []string
+	// Builder, when set, makes the program instead of Build: the command layer's tests give programs of their own.
+	Builder func(context.Context, *Job) (*build.Program, error)
 }
 
 // UserBridge is a bench program of the user's, declared in the config.
@@ -72,6 +74,14 @@ func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 	return build.BuildProgram(ctx, tc, lib, j.Kind, j.Codec, j.Log, j.Defines...)
 }
 
+// Program is the job's program: from Builder when set, else from Build.
+func (j *Job) Program(ctx context.Context) (*build.Program, error) {
+	if j.Builder != nil {
+		return j.Builder(ctx, j)
+	}
+	return j.Build(ctx)
+}
+
 // prepared is a job whose program is built and pushed, ready to run processes as one program of a session.
 type prepared struct {
 	job    *Job
@@ -83,7 +93,7 @@ type prepared struct {
 
 // prepare builds the program, reads the device and pushes the program with push; the caller closes the target.
 func (j *Job) prepare(ctx context.Context, push func(context.Context, string) (string, error)) (*prepared, error) {
-	prog, err := j.Build(ctx)
+	prog, err := j.Program(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +169,7 @@ func (p *prepared) finish(ctx context.Context, runErr error) (*artifact.Artifact
 // BinarySHA256 builds (or finds in the cache) the job's program and returns its sha256: whether it is the program
 // an artifact was measured with.
 func (j *Job) BinarySHA256(ctx context.Context) (string, error) {
-	prog, err := j.Build(ctx)
+	prog, err := j.Program(ctx)
 	if err != nil {
 		return "", err
 	}

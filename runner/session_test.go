@@ -26,11 +26,13 @@ type recordingTarget struct {
 	dieAfter int
 }
 
-func (r *recordingTarget) Name() string                                    { return "rec" }
-func (r *recordingTarget) Platform() targets.Platform                      { return targets.Platform{} }
-func (r *recordingTarget) Pull(context.Context, string, string) error      { return nil }
-func (r *recordingTarget) Device(context.Context) (artifact.Device, error) { return artifact.Device{}, nil }
-func (r *recordingTarget) Close() error                                    { return nil }
+func (r *recordingTarget) Name() string                               { return "rec" }
+func (r *recordingTarget) Platform() targets.Platform                 { return targets.Platform{} }
+func (r *recordingTarget) Pull(context.Context, string, string) error { return nil }
+func (r *recordingTarget) Device(context.Context) (artifact.Device, error) {
+	return artifact.Device{}, nil
+}
+func (r *recordingTarget) Close() error { return nil }
 
 func (r *recordingTarget) Push(_ context.Context, local string) (string, error) {
 	r.mu.Lock()
@@ -159,7 +161,9 @@ func TestSessionKeepsWhatItMeasured(t *testing.T) {
 func TestSessionRefusesWhatCannotBeMeasuredTogether(t *testing.T) {
 	a, b := &recordingTarget{}, &recordingTarget{}
 	dir := t.TempDir()
-	job := func(tgt targets.Target, out string, runs int) *Job { return prebuilt(t, tgt, "p", filepath.Join(dir, out), runs) }
+	job := func(tgt targets.Target, out string, runs int) *Job {
+		return prebuilt(t, tgt, "p", filepath.Join(dir, out), runs)
+	}
 	for _, tc := range []struct {
 		name string
 		jobs []*Job

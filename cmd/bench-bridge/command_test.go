@@ -13,29 +13,36 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/gate"
+	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
 // fakeCases are the cases a fake target's program lists.
 var fakeCases = []string{cases.RefCase, "script_to_host_scalar"}
 
-// fakeTarget is a machine of its own whose "program" is this code: it answers list and run as a protocol 1 program
-// would, whatever binary was pushed. It is safe for concurrent use, as a real target is.
+// fakeTarget is a machine of its own whose "program" is this code: it answers list and run as a protocol 2 program
+// would, whatever binary was pushed, with exact numbers: every case costs 2 µs per op, ref_js_loop 1 µs, and
+// --slowdown SHARE adds that share to a crossing case. It is safe for concurrent use, as a real target is.
 type fakeTarget struct {
 	name   string
-	fail   string      // a case that reports an error
-	meet   *rendezvous // when set, every run waits there for the other targets' runs: proof they overlap
+	fail   string        // a case that reports an error
+	meet   *rendezvous   // when set, every run waits there for the other targets' runs: proof they overlap
+	hold   chan struct{} // when set, a run that has measured its first case tells it here and waits to be cancelled
+	lost   bool          // every run fails as a lost connection does
 	closed atomic.Int32
 }
 
@@ -60,37 +67,73 @@ func (f *fakeTarget) Run(ctx context.Context, _ string, args []string, stdout, _
 		fmt.Fprintln(stdout, strings.Join(fakeCases, "\n"))
 		return nil
 	}
+	if f.lost {
+		return errors.New("fake: connection lost")
+	}
 	if f.meet != nil {
 		if err := f.meet.wait(ctx); err != nil {
 			return err
 		}
 	}
-	samples, want := 1, []string{}
+	samples, ref, slowdown, want := 1, "", 0.0, []string{}
 	for i := 1; i < len(args); i++ {
 		switch {
 		case args[i] == "--samples":
 			samples, _ = strconv.Atoi(args[i+1])
-			i++
-		case strings.HasPrefix(args[i], "--"):
-			i++ // every flag of run takes a value
-		default:
+		case args[i] == "--ref":
+			ref = args[i+1]
+		case args[i] == "--slowdown":
+			slowdown, _ = strconv.ParseFloat(args[i+1], 64)
+		case !strings.HasPrefix(args[i], "--"):
 			want = append(want, args[i])
+			continue
 		}
+		i++ // every flag of run takes a value
 	}
-	fmt.Fprintln(stdout, "bench-bridge-protocol 1\nmeta program bridge\ntimer_overhead_ns 20")
-	for _, c := range want {
+	fmt.Fprintln(stdout, "bench-bridge-protocol 2\nmeta program bridge\ntimer_overhead_ns 20")
+	for n, c := range want {
+		if n == 1 && f.hold != nil {
+			f.hold <- struct{}{}
+			<-ctx.Done()
+			return ctx.Err()
+		}
 		fmt.Fprintf(stdout, "begin %s\n", c)
 		if c == f.fail {
 			fmt.Fprintf(stdout, "error %s TypeError: boom\nend %s\n", c, c)
 			continue
 		}
+		ns := 2_000_000.0 // over --min-time 1ms
+		if c == cases.RefCase {
+			ns = 1_000_000
+		} else if slowdown > 0 {
+			fmt.Fprintf(stdout, "slowdown %s %g 2000\n", c, 2000*slowdown)
+			ns *= 1 + slowdown
+		}
 		fmt.Fprintf(stdout, "calibrated %s 1000\n", c)
 		for i := range samples {
-			fmt.Fprintf(stdout, "sample %s 1000 %d\n", c, 2_000_000+10*i) // over --min-time 1ms
+			if ref != "" && c != ref {
+				fmt.Fprintf(stdout, "ref %s 1000 1000020\n", c)
+			}
+			fmt.Fprintf(stdout, "sample %s 1000 %d\n", c, int64(ns)+int64(10*i))
 		}
 		fmt.Fprintf(stdout, "end %s\n", c)
 	}
 	return nil
+}
+
+// fakeBuild gives every job a program of its own kind without a compiler: the fake targets never run it.
+func fakeBuild(t *testing.T) buildFunc {
+	path := filepath.Join(t.TempDir(), "fake-program")
+	if err := os.WriteFile(path, []byte("fake"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return func(_ context.Context, j *runner.Job) (*build.Program, error) {
+		codec := j.Codec
+		if j.User != nil {
+			codec = j.User.Name
+		}
+		return &build.Program{Kind: j.Kind, Codec: codec, Path: path, Compiler: "fake cc"}, nil
+	}
 }
 
 // rendezvous lets n runs through only once all n have arrived, or fails them after a deadline: targets that ran one
@@ -124,8 +167,27 @@ func (r *rendezvous) wait(ctx context.Context) error {
 type fakes struct {
 	targets        map[string]*fakeTarget
 	opened         atomic.Int32
-	stdout, stderr bytes.Buffer
+	stdout, stderr syncBuffer
 	factory        *Factory
+}
+
+// syncBuffer is a buffer that the signal handler and the progress display may write at once, as they do to a
+// terminal.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func newFakes(stdoutTTY, stderrTTY bool, ts ...*fakeTarget) *fakes {
@@ -339,5 +401,212 @@ func TestGateConfirmCleansUpWhenTheBuildFails(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("--confirm left %d entries in the temporary directory (%s)", len(left), left[0].Name())
+	}
+}
+
+// fakeConfig writes a config declaring bridge "fake" (as fakeBridge) whose artifacts go to a directory of their
+// own, and returns the config's path and that directory.
+func fakeConfig(t *testing.T) (cfg, outDir string) {
+	t.Helper()
+	cfg = fakeBridge(t)
+	outDir = filepath.Join(t.TempDir(), "out")
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintf(f, "\n[defaults]\nout_dir = %q\n", outDir); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, outDir
+}
+
+// TestEveryProgramKindOnTheFakeTarget: floor, the reference bridge's codecs and a config bridge each write their
+// artifact under its own name, with the program and codec it measured.
+func TestEveryProgramKindOnTheFakeTarget(t *testing.T) {
+	cfg, outDir := fakeConfig(t)
+	short := []string{"--config", cfg, "--runs", "1", "--samples", "1", "--min-time", "1ms"}
+	for _, tc := range []struct {
+		args          []string
+		file          string
+		program, code string
+	}{
+		{[]string{"floor", "fake-a"}, "floor-fake-a", artifact.ProgramFloor, ""},
+		{[]string{"fake-a", "--codec", "fast"}, "fake-a-fast", artifact.ProgramBridge, "fast"},
+		{[]string{"fake-a", "--bridge", "fake"}, "fake-a-fake", artifact.ProgramBridge, "fake"},
+	} {
+		fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
+		fs.factory.Builder = fakeBuild(t)
+		if code := fs.run(append(tc.args, short...)...); code != 0 {
+			t.Fatalf("%q: exit %d\n%s", tc.args, code, fs.stderr.String())
+		}
+		found, _ := filepath.Glob(filepath.Join(outDir, "*.json"))
+		if len(found) != 1 || filepath.Base(found[0]) != tc.file+".json" {
+			t.Fatalf("%q: want %s.json alone in %s, found %q\n%s", tc.args, tc.file, outDir, found, fs.stderr.String())
+		}
+		a, err := artifact.Read(found[0])
+		if err != nil || a.Program != tc.program || a.Codec != tc.code || !a.Complete {
+			t.Errorf("%q: %s: %v, program %q codec %q", tc.args, found[0], err, a.Program, a.Codec)
+		}
+		if !strings.Contains(fs.stdout.String(), "script_to_host_scalar") {
+			t.Errorf("%q: no table on stdout:\n%s", tc.args, fs.stdout.String())
+		}
+		os.Remove(found[0])
+	}
+}
+
+// TestOneTargetFailsTheOtherFinishes: of two targets measured at once, a lost one fails the command, naming it,
+// and the other's artifact is written and shown.
+func TestOneTargetFailsTheOtherFinishes(t *testing.T) {
+	fs := newFakes(false, false, &fakeTarget{name: "fake-a"}, &fakeTarget{name: "fake-b", lost: true})
+	out := filepath.Join(t.TempDir(), "{target}.json")
+	code := fs.run(append([]string{"fake-a", "fake-b"}, fakeArgs(fakeBridge(t), "--out", out)...)...)
+	stderr := fs.stderr.String()
+	if code != 1 || !strings.Contains(stderr, "fake-b: ") || !strings.Contains(stderr, "connection lost") || strings.Contains(stderr, "error: fake-a") {
+		t.Errorf("exit %d, want 1 naming fake-b alone:\n%s", code, stderr)
+	}
+	if a, err := artifact.Read(strings.ReplaceAll(out, "{target}", "fake-a")); err != nil || !a.Complete {
+		t.Errorf("fake-a's artifact: %v", err)
+	}
+	if !strings.Contains(fs.stdout.String(), "fake fake-a") {
+		t.Errorf("the table lacks fake-a:\n%s", fs.stdout.String())
+	}
+}
+
+// TestInterruptOnTheFakeTarget: SIGINT during a run stops it with exit status 130 and a partial artifact that
+// keeps the case already measured.
+func TestInterruptOnTheFakeTarget(t *testing.T) {
+	ft := &fakeTarget{name: "fake-a", hold: make(chan struct{})}
+	fs := newFakes(false, false, ft)
+	out := filepath.Join(t.TempDir(), "a.json")
+	args := []string{"fake-a", "--config", fakeBridge(t), "--bridge", "fake", "--runs", "2", "--samples", "1",
+		"--min-time", "1ms", "--out", out}
+	go func() {
+		<-ft.hold // the first case is measured and the program waits in the second
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+	}()
+	if code := fs.run(args...); code != 130 {
+		t.Fatalf("exit %d, want 130\n%s", code, fs.stderr.String())
+	}
+	a, err := artifact.Read(out)
+	if err != nil || a.Complete || a.Case(cases.RefCase) == nil {
+		t.Fatalf("partial artifact: %v, complete %v", err, a != nil && a.Complete)
+	}
+	if !strings.Contains(fs.stderr.String(), "partial artifact") || ft.closed.Load() != 1 {
+		t.Errorf("want the partial artifact named and the target closed once:\n%s", fs.stderr.String())
+	}
+}
+
+// TestCompareOnTheFakeTarget: compare alternates two programs in one session, writes an artifact per program into
+// --out, prints the table and the paired comparison, and with --gate exits 3 on the 50% slowdown (exact on the
+// fake target) and 0 between a program and itself.
+func TestCompareOnTheFakeTarget(t *testing.T) {
+	cfg := fakeBridge(t)
+	for _, tc := range []struct {
+		b    string
+		code int
+		want string
+	}{
+		{"fake:slowdown=0.5", 3, "regression: "},
+		{"fake", 0, ""},
+	} {
+		fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
+		dir := t.TempDir()
+		code := fs.run("compare", "fake-a", "fake", tc.b, "--config", cfg, "--cases", "script_to_host_scalar", "--runs", "6",
+			"--samples", "1", "--min-time", "1ms", "--out", dir, "--gate")
+		if code != tc.code || !strings.Contains(fs.stderr.String(), tc.want) {
+			t.Errorf("compare fake %s: exit %d, want %d and %q\n%s", tc.b, code, tc.code, tc.want, fs.stderr.String())
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		if len(files) != 2 {
+			t.Fatalf("compare wrote %q, want two artifacts", files)
+		}
+		a, err := artifact.Read(files[0])
+		if err != nil || len(a.Session.Programs) != 2 || !slices.Equal(a.Session.Order[:4], []int{0, 1, 1, 0}) {
+			t.Errorf("%s: %v, session %+v", files[0], err, a.Session)
+		}
+		if !strings.Contains(fs.stdout.String(), "script_to_host_scalar") || !strings.Contains(fs.stdout.String(), "paired") {
+			t.Errorf("want the table and the paired comparison:\n%s", fs.stdout.String())
+		}
+	}
+}
+
+// TestCompareRefusesBeforeMeasuring: compare's bad programs and flags exit 1 with the fix, before a target opens.
+func TestCompareRefusesBeforeMeasuring(t *testing.T) {
+	cfg := fakeBridge(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fake", "nope"}, `program "nope": want one of floor, json, fast, binary, fake`},
+		{[]string{"fake", "fake:fast=1"}, `unknown option "fast"`},
+		{[]string{"fake", "fake:slowdown=x"}, "want a share between 0 and 10"},
+		{[]string{"fake", "fake", "--slowdown", "0.1"}, "--slowdown does not apply to compare"},
+		{[]string{"fake", "fake", "--format", "yaml"}, `--format "yaml"`},
+		{[]string{"fake", "fake", "--alpha", "2"}, "--alpha 2"},
+	} {
+		fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
+		code := fs.run(append([]string{"compare", "fake-a", "--config", cfg}, tc.args...)...)
+		if code != 1 || !strings.Contains(fs.stderr.String(), tc.want) || fs.opened.Load() != 0 {
+			t.Errorf("%q: exit %d, opened %d, want 1 and %q:\n%s", tc.args, code, fs.opened.Load(), tc.want, fs.stderr.String())
+		}
+	}
+}
+
+// TestGateOnTheFakeTarget: gate exits 0 between a run and itself, 3 on a 50% slowdown, still 3 when --confirm reruns
+// both programs side by side on the fake target, and 1 on a missing side.
+func TestGateOnTheFakeTarget(t *testing.T) {
+	cfg := fakeBridge(t)
+	dir := t.TempDir()
+	measure := func(name string, more ...string) string {
+		out := filepath.Join(dir, name)
+		fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
+		args := append([]string{"fake-a", "--config", cfg, "--bridge", "fake", "--cases", "script_to_host_scalar",
+			"--runs", "6", "--samples", "2", "--min-time", "1ms", "--out", out}, more...)
+		if code := fs.run(args...); code != 0 {
+			t.Fatalf("%s: exit %d\n%s", name, code, fs.stderr.String())
+		}
+		return out
+	}
+	base, slow := measure("base.json"), measure("slow.json", "--slowdown", "0.5")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{base, base}, 0, ""},
+		{[]string{base, slow}, 3, "regression: "},
+		{[]string{base, slow, "--confirm"}, 3, "regression: "},
+		{[]string{base, filepath.Join(dir, "none.json")}, 1, "none.json"},
+		{[]string{base, slow, "--metric", "cycles"}, 1, `--metric "cycles"`},
+	} {
+		fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
+		fs.factory.Builder = fakeBuild(t)
+		code := fs.run(append([]string{"gate", "--config", cfg}, tc.args...)...)
+		if code != tc.code || !strings.Contains(fs.stderr.String(), tc.want) {
+			t.Errorf("gate %q: exit %d, want %d and %q\n%s%s", tc.args, code, tc.code, tc.want, fs.stdout.String(), fs.stderr.String())
+		}
+		if slices.Contains(tc.args, "--confirm") && (fs.opened.Load() != 1 || !strings.Contains(fs.stdout.String(), "--confirm")) {
+			t.Errorf("--confirm opened %d targets; want one rerun reported:\n%s", fs.opened.Load(), fs.stdout.String())
+		}
+	}
+}
+
+// TestShowOnFakeArtifacts: show renders fake runs in every format, and names a file it cannot read.
+func TestShowOnFakeArtifacts(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "a.json")
+	fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
+	if code := fs.run(append([]string{"fake-a"}, fakeArgs(fakeBridge(t), "--out", out)...)...); code != 0 {
+		t.Fatalf("exit %d\n%s", code, fs.stderr.String())
+	}
+	for _, format := range []string{"text", "markdown", "csv", "json", "benchstat"} {
+		fs := newFakes(false, false)
+		if code := fs.run("show", "--format", format, out, out); code != 0 || !strings.Contains(fs.stdout.String(), "script_to_host_scalar") {
+			t.Errorf("show --format %s: exit %d\n%s%s", format, code, fs.stdout.String(), fs.stderr.String())
+		}
+	}
+	fs = newFakes(false, false)
+	if code := fs.run("show", out, out+".missing"); code != 1 || !strings.Contains(fs.stderr.String(), out+".missing") {
+		t.Errorf("show of a missing file: exit %d\n%s", code, fs.stderr.String())
 	}
 }

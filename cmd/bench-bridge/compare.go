@@ -27,6 +27,7 @@ import (
 type compareOptions struct {
 	IO         *IOStreams
 	OpenTarget openFunc
+	Builder    buildFunc
 	ctx        context.Context
 
 	Target     string
@@ -44,7 +45,7 @@ type compareOptions struct {
 
 // newCmdCompare is `bench-bridge compare TARGET A B [C...]`.
 func newCmdCompare(f *Factory, runF func(*compareOptions) error) *cobra.Command {
-	o := &compareOptions{IO: f.IO, OpenTarget: f.OpenTarget}
+	o := &compareOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder}
 	cmd := &cobra.Command{
 		Use:   "compare TARGET A B [C...]",
 		Short: "Measure two or more programs on one target in one session, their processes alternating, and test each against the first",
@@ -180,6 +181,7 @@ func compareRun(o *compareOptions) error {
 		if plans[i], err = newPlan(specs[i].kind, b, m, cfg); err != nil {
 			return err
 		}
+		plans[i].builder = o.Builder
 	}
 	disp := newDisplay(o.IO.ErrOut, o.IO.IsStderrTTY(), o.IO.ColorEnabled(), o.Measure.quiet, o.Measure.verbose)
 	dev := o.Device

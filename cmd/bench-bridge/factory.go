@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -46,11 +48,15 @@ func isTerminal(w io.Writer) bool {
 // openFunc opens a target by name; whoever opens a target closes it.
 type openFunc func(ctx context.Context, name string, specs map[string]targets.Spec, o targets.Overrides) (targets.Target, error)
 
+// buildFunc makes a job's program; nil builds it for real (runner.Job.Build).
+type buildFunc func(context.Context, *runner.Job) (*build.Program, error)
+
 // Factory is what every command's constructor takes: the dependencies its options get, so that tests can give a
-// command other streams and other targets.
+// command other streams, other targets and programs of their own.
 type Factory struct {
 	IO         *IOStreams
 	OpenTarget openFunc
+	Builder    buildFunc
 }
 
 // newFactory is the real one: these streams and the targets of package targets.

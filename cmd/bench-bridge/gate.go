@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,6 +29,7 @@ const exitRegressed = 3
 type gateOptions struct {
 	IO         *IOStreams
 	OpenTarget openFunc
+	Builder    buildFunc
 	ctx        context.Context
 
 	Baseline, Current string
@@ -52,7 +52,7 @@ func (th *thresholdFlags) changed(f *pflag.FlagSet) {
 
 // newCmdGate is `bench-bridge gate BASELINE CURRENT`.
 func newCmdGate(f *Factory, runF func(*gateOptions) error) *cobra.Command {
-	o := &gateOptions{IO: f.IO, OpenTarget: f.OpenTarget}
+	o := &gateOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder}
 	cmd := &cobra.Command{
 		Use:   "gate BASELINE CURRENT",
 		Short: "Fail (exit 3) when CURRENT regressed against BASELINE: artifacts, or directories of them matched by target and program",
@@ -172,11 +172,11 @@ func confirmResult(o *gateOptions, cfg *config.Config, res *gate.Result, p gate.
 	}
 	defer t.Close()
 	names := append([]string{cases.RefCase}, res.Flagged()...)
-	curJob, err := rerunJob(stderr, cfg, t, cur, names, filepath.Join(dir, "b-"+filepath.Base(p.Current.File)))
+	curJob, err := rerunJob(o, cfg, t, cur, names, filepath.Join(dir, "b-"+filepath.Base(p.Current.File)))
 	if err != nil {
 		return err
 	}
-	baseJob, err := rerunJob(stderr, cfg, t, base, names, filepath.Join(dir, "a-"+filepath.Base(p.Baseline.File)))
+	baseJob, err := rerunJob(o, cfg, t, base, names, filepath.Join(dir, "a-"+filepath.Base(p.Baseline.File)))
 	if err != nil {
 		return err
 	}
@@ -220,7 +220,8 @@ func buildableBaseline(ctx context.Context, job *runner.Job, base *artifact.Arti
 }
 
 // rerunJob is a job on t that measures names with the program, build options and settings a was made with.
-func rerunJob(log io.Writer, cfg *config.Config, t targets.Target, a *artifact.Artifact, names []string, out string) (*runner.Job, error) {
+func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.Artifact, names []string, out string) (*runner.Job, error) {
+	log := o.IO.ErrOut
 	opts := runner.DefaultOptions()
 	opts.Cases, opts.Progress = names, log
 	if s := a.Settings; s.Samples > 0 && s.MinTimeNs > 0 {
@@ -229,7 +230,7 @@ func rerunJob(log io.Writer, cfg *config.Config, t targets.Target, a *artifact.A
 	opts.Runs = max(a.Settings.Runs, opts.Runs, compareRounds) // as many pairs as a compare: the paired test needs them
 	opts.Slowdown, opts.SlowdownSteps = a.Settings.Slowdown, a.Settings.SlowdownSteps
 	job := &runner.Job{Target: t, Kind: a.Program, Codec: a.Codec, Options: opts, Out: out, Log: log,
-		Defines: a.Settings.Defines}
+		Defines: a.Settings.Defines, Builder: o.Builder}
 	if cfg.QuickJS.Src != "" {
 		job.QuickJSSrc = cfg.Resolve(cfg.QuickJS.Src)
 	}

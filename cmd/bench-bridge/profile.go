@@ -20,6 +20,7 @@ import (
 type profileOptions struct {
 	IO         *IOStreams
 	OpenTarget openFunc
+	Builder    buildFunc
 	ctx        context.Context
 
 	Target, Case string
@@ -34,7 +35,7 @@ type profileOptions struct {
 
 // newCmdProfile is `bench-bridge profile TARGET CASE [SECS]`.
 func newCmdProfile(f *Factory, runF func(*profileOptions) error) *cobra.Command {
-	o := &profileOptions{IO: f.IO, OpenTarget: f.OpenTarget}
+	o := &profileOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder}
 	cmd := &cobra.Command{
 		Use:   "profile TARGET CASE [SECS]",
 		Short: "Run one case in a loop under the target's profiler and summarise where the time goes",
@@ -104,8 +105,8 @@ func profileRun(o *profileOptions) error {
 	}
 	defer t.Close()
 	job := &runner.Job{Target: t, Kind: o.Program, Codec: prog.codec, QuickJSSrc: prog.quickjsSrc, Log: stderr,
-		User: prog.user, Defines: prog.defines}
-	built, err := job.Build(o.ctx)
+		User: prog.user, Defines: prog.defines, Builder: o.Builder}
+	built, err := job.Program(o.ctx)
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ const DefaultOutDir = "out"
 type measureOptions struct {
 	IO         *IOStreams
 	OpenTarget openFunc
+	Builder    buildFunc
 	ctx        context.Context
 
 	Kind       string   // artifact.ProgramBridge or artifact.ProgramFloor
@@ -42,7 +43,7 @@ type measureOptions struct {
 
 // newMeasureOptions are the options of a measuring command of kind, with f's dependencies.
 func newMeasureOptions(f *Factory, kind string) *measureOptions {
-	return &measureOptions{IO: f.IO, OpenTarget: f.OpenTarget, Kind: kind}
+	return &measureOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder, Kind: kind}
 }
 
 // register adds the measuring command's flags to cmd; bridge adds the reference bridge's and the config's bridges.
@@ -78,6 +79,7 @@ func (o *measureOptions) runE(runF func(*measureOptions) error, first ...string)
 type plan struct {
 	kind    string
 	program program
+	builder buildFunc
 	options runner.Options
 	out     string
 	outDir  string
@@ -85,7 +87,9 @@ type plan struct {
 
 // plan checks the flags against the config.
 func (o *measureOptions) plan(cfg *config.Config) (plan, error) {
-	return newPlan(o.Kind, o.Build, o.Measure, cfg)
+	p, err := newPlan(o.Kind, o.Build, o.Measure, cfg)
+	p.builder = o.Builder
+	return p, err
 }
 
 func newPlan(kind string, b buildFlags, m measureFlags, cfg *config.Config) (plan, error) {
@@ -119,7 +123,7 @@ func (p plan) job(t targets.Target, log io.Writer) *runner.Job {
 		user = &u
 	}
 	return &runner.Job{Target: t, Kind: p.kind, Codec: p.program.codec, QuickJSSrc: p.program.quickjsSrc, Options: opts,
-		Out: out, Log: log, User: user, Defines: slices.Clone(p.program.defines)}
+		Out: out, Log: log, User: user, Defines: slices.Clone(p.program.defines), Builder: p.builder}
 }
 
 // defaultName is the artifact's file name: linux.json, floor-linux.json, linux-fast.json.
