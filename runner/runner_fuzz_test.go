@@ -16,7 +16,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
-// protocolSeeds are the lines the issue (15) names, and the record shapes around them.
+// protocolSeeds are hostile lines (floods, overflows, control characters) and the record shapes around them.
 var protocolSeeds = []string{
 	"bench-bridge-protocol 2", "bench-bridge-protocol 1", "bench-bridge-protocol 3",
 	"timer_overhead_ns NaN", "timer_overhead_ns Inf", "timer_overhead_ns -1e308", "timer_overhead_ns 0x1p-2",
@@ -92,7 +92,7 @@ func formatRecord(r record) string {
 	return strings.Join(words, " ")
 }
 
-// scriptTarget is a target whose program prints a fixed output and exits with a fixed status: a whole session from
+// scriptTarget is a target whose program prints a fixed output and exits with a fixed status: a whole process from
 // fuzzed bytes, thousands a second, which a real process cannot give. Everything else is the real runner.
 type scriptTarget struct {
 	out    []byte
@@ -115,9 +115,9 @@ func (s scriptTarget) Run(ctx context.Context, _ string, _ []string, stdout, _ i
 	return ctx.Err()
 }
 
-// sessionSeeds are whole outputs: the good one, and the orders and floods the issue names (the 2 MiB line and the
+// processOutputs are whole outputs of one process: the good one, and bad orders and floods (the 2 MiB line and the
 // endless stream come from a real program, in TestMeasureBoundsWhatAProgramPrints).
-func sessionSeeds() []string {
+func processOutputs() []string {
 	head := "bench-bridge-protocol 2\nmeta program bridge\ntimer_overhead_ns 20\n"
 	good := "begin a\ncalibrated a 1000\nref a 1000 20000\nsample a 1000 50000\nsample a 1000 50010\nend a\n"
 	ref := "begin ref_js_loop\ncalibrated ref_js_loop 10\nsample ref_js_loop 10 1000\nend ref_js_loop\n"
@@ -139,10 +139,10 @@ func sessionSeeds() []string {
 	}
 }
 
-// FuzzSession runs whole sessions of fuzzed output through the runner and assembles them: whatever a program prints,
+// FuzzProcessOutput runs whole processes of fuzzed output through the runner and assembles them: whatever a program prints,
 // the run ends, keeps no case over the sample cap, and gives an artifact that Validate accepts and JSON can encode.
-func FuzzSession(f *testing.F) {
-	for _, s := range sessionSeeds() {
+func FuzzProcessOutput(f *testing.F) {
+	for _, s := range processOutputs() {
 		f.Add([]byte(s), uint8(0))
 	}
 	f.Add([]byte{}, uint8(2))

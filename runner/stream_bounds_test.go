@@ -68,7 +68,7 @@ func TestProgressStripsControlCharacters(t *testing.T) {
 // TestFinishWritesOnlyValidArtifacts: an artifact that Validate refuses is not written, and finish returns no
 // artifact for it, so that no one prints "wrote" of a file that is not there; a valid one is written and returned.
 func TestFinishWritesOnlyValidArtifacts(t *testing.T) {
-	out := sessionSeeds()[0]
+	out := processOutputs()[0]
 	for _, target := range []string{"", "fuzz"} {
 		o := Options{Cases: []string{"ref_js_loop", "a"}, Samples: 2, MinTime: time.Millisecond, Runs: 1, Stall: time.Minute}
 		tgt := scriptTarget{out: []byte(out)}
