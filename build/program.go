@@ -26,8 +26,9 @@ type Program struct {
 	User *UserBuild
 }
 
-// Codecs lists the reference bridge's codecs: json is the report's generic text path, fast adds typed entries
-// (falling back to binary), binary is the tagged buffer. -DBB_CODEC_X picks the one a bridge binary's cases use.
+// Codecs lists the reference bridge's codecs: json is the boundary report's generic path, JSON text both ways
+// (docs/method.md#the-boundary-report), fast adds typed entries (falling back to binary), binary is the tagged
+// buffer. -DBB_CODEC_X picks the one a bridge binary's cases use.
 var Codecs = []string{"json", "fast", "binary"}
 
 // BuildProgram links the floor or the reference bridge with lib, or returns the cached binary built from the same

@@ -46,8 +46,8 @@ func (tc Toolchain) InstallHint() string {
 	return "apt-get install " + strings.Join(pkgs, " ")
 }
 
-// commonCFlags are the flags design.md names for QuickJS; bench programs use them too. -fno-omit-frame-pointer keeps
-// profiles readable at no measurable cost.
+// commonCFlags are QuickJS's own build flags (its Makefile's -O2, -fwrapv and -D_GNU_SOURCE); bench programs use them
+// too. -fno-omit-frame-pointer keeps profiles readable at no measurable cost.
 var commonCFlags = []string{"-O2", "-fwrapv", "-D_GNU_SOURCE", "-fno-omit-frame-pointer", "-g"}
 
 // Host returns the local machine's toolchain: $CC if set, else clang on macOS and gcc elsewhere.

@@ -9,7 +9,7 @@ import (
 	benchbridge "github.com/bench-bridge/bench-bridge"
 )
 
-// Parts are what the report asks of a profile, in the order a summary shows them.
+// Parts are what the boundary report asks of a profile, in the order a summary shows them.
 var Parts = []string{"number text", "allocation", "boundary", "interpreter", "kernel", "other"}
 
 // Summary is a profile reduced to what a reader needs first.
@@ -45,7 +45,7 @@ var (
 	cFunction = regexp.MustCompile(`(?m)^(?:static\s+)?(?:inline\s+)?(?:const\s+)?[A-Za-z_][A-Za-z0-9_]*[\s*]+\**([a-z_][A-Za-z0-9_]*)\(`)
 )
 
-// own are the functions of the bench programs' own sources: the boundary code the report could not name.
+// own are the functions of the bench programs' own sources: the boundary code, which a profile must name.
 var own = func() map[string]bool {
 	m := map[string]bool{}
 	for _, f := range append([]string{benchbridge.Floor, benchbridge.Harness, benchbridge.CaseTable}, benchbridge.BridgeSources...) {

@@ -1,6 +1,6 @@
 // Package profile runs one case of a bench program in its loop mode under a profiler on a target, keeps the
 // profiler's raw output, and summarises it: the top functions by self share and the share of each part of the
-// boundary that the report cares about.
+// boundary that the boundary report asks about (docs/method.md#the-boundary-report).
 package profile
 
 import (

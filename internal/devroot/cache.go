@@ -118,7 +118,7 @@ func requireRoot(t testing.TB) {
 }
 
 // mknodDevices gives a root device nodes of its own: this machine's /dev is never bind-mounted into a root where
-// packages are installed (a maintainer script once replaced the host's /dev/null through such a mount).
+// packages are installed, since a maintainer script can replace the host's /dev/null through such a mount.
 func mknodDevices(root string) error {
 	dev := filepath.Join(root, "dev")
 	if err := os.MkdirAll(filepath.Join(dev, "pts"), 0o755); err != nil {
