@@ -2,8 +2,8 @@ package runner
 
 import "testing"
 
-// The progress line's median is the statistics' median: for an even count, the mean of the middle two (it was the
-// upper one), so that the progress and the artifact agree.
+// The progress line's median is the statistics' median: for an even count, the mean of the middle two, so that the
+// progress and the artifact agree.
 func TestProgressMedianIsTheMedian(t *testing.T) {
 	var got []Event
 	s := &osProcess{m: &measurement{Raw: &Raw{notify: func(e Event) { got = append(got, e) }}}}

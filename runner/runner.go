@@ -53,8 +53,8 @@ type Options struct {
 }
 
 // DefaultRuns and DefaultSamples are the processes per run of a plain `bench-bridge linux` and the samples per case
-// in each (docs/gate.md): the variance is between processes, and the samples of one process agree to about 1%, so
-// a run buys processes with samples; `floor linux` and `linux` together stay under a minute on a 2-core machine.
+// in each: the variance lies between processes, so a run buys processes with samples
+// (docs/method.md#processes-not-samples).
 const (
 	DefaultRuns    = 10
 	DefaultSamples = 3

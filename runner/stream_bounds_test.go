@@ -41,7 +41,7 @@ func TestMeasureBoundsWhatAProgramPrints(t *testing.T) {
 	}
 }
 
-// TestProgressStripsControlCharacters: a program's error message with escape sequences (the example) reaches
+// TestProgressStripsControlCharacters: a program's error message with escape sequences (a terminal title) reaches
 // the progress lines and the events without them.
 func TestProgressStripsControlCharacters(t *testing.T) {
 	var progress strings.Builder
