@@ -82,10 +82,9 @@ func prebuilt(t *testing.T, tgt targets.Target, name, out string, runs int) *Job
 		User: &UserBridge{Name: name, Dir: dir, Binary: name}}
 }
 
-// TestSessionAlternatesItsPrograms: two programs run as rounds of one process each, A B then B A, every artifact
-// records the session's order and its own index, and both programs share the session's id and seed.
-func TestSessionAlternatesItsPrograms(t *testing.T) {
-	tgt := &recordingTarget{}
+// runTwo runs a session of two programs of three rounds on tgt.
+func runTwo(t *testing.T, tgt *recordingTarget) ([]*Job, []Result, error) {
+	t.Helper()
 	dir := t.TempDir()
 	jobs := []*Job{prebuilt(t, tgt, "progA", filepath.Join(dir, "a.json"), 3), prebuilt(t, tgt, "progB", filepath.Join(dir, "b.json"), 3)}
 	s, err := NewSession(jobs, io.Discard)
@@ -93,6 +92,14 @@ func TestSessionAlternatesItsPrograms(t *testing.T) {
 		t.Fatal(err)
 	}
 	results, err := s.Run(context.Background())
+	return jobs, results, err
+}
+
+// TestSessionAlternatesItsPrograms: two programs run as rounds of one process each, A B then B A, every artifact
+// records the session's order and its own index, and both programs share the session's id and seed.
+func TestSessionAlternatesItsPrograms(t *testing.T) {
+	tgt := &recordingTarget{}
+	jobs, results, err := runTwo(t, tgt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,13 +141,7 @@ func TestSessionPushesABinaryOnce(t *testing.T) {
 // round, marked incomplete, and each program's error says its artifact is partial.
 func TestSessionKeepsWhatItMeasured(t *testing.T) {
 	tgt := &recordingTarget{dieAfter: 2}
-	dir := t.TempDir()
-	jobs := []*Job{prebuilt(t, tgt, "progA", filepath.Join(dir, "a.json"), 3), prebuilt(t, tgt, "progB", filepath.Join(dir, "b.json"), 3)}
-	s, err := NewSession(jobs, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	results, err := s.Run(context.Background())
+	jobs, results, err := runTwo(t, tgt)
 	if err == nil || !strings.Contains(err.Error(), "connection lost") {
 		t.Fatalf("session error %v, want the lost connection", err)
 	}
