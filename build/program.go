@@ -48,7 +48,8 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 		return nil, fmt.Errorf("unknown program kind %q", kind)
 	}
 	files := map[string][]byte{}
-	for _, name := range append(slices.Clone(benchbridge.CommonSources), sources...) {
+	sourceNames := append(slices.Clone(benchbridge.CommonSources), sources...)
+	for _, name := range sourceNames {
 		b, err := benchbridge.CSources.ReadFile(name)
 		if err != nil {
 			return nil, err
@@ -101,8 +102,8 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 	}
 	// Link to a temporary name first: a binary at prog.Path is always a complete one.
 	args := append([]string{}, defines...)
-	args = append(args, "-I", lib.Src, "-I", dir, filepath.Join(dir, "harness.c"))
-	for _, name := range sources {
+	args = append(args, "-I", lib.Src, "-I", dir)
+	for _, name := range sourceNames { // the harness's C files, then the program's
 		if strings.HasSuffix(name, ".c") {
 			args = append(args, filepath.Join(dir, filepath.Base(name)))
 		}

@@ -5,12 +5,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	benchbridge "github.com/bench-bridge/bench-bridge"
 )
 
 // TestUserBridgeEnvironment: the build command gets the C and C++ compilers and flags, QuickJS's paths and the
-// harness as a folder holding harness.c, harness.h and case_table.h; the binary is found relative to the folder.
+// harness as a folder whose C files are the harness's and nothing else (a build compiles $BENCH_BRIDGE_HARNESS/*.c),
+// with its headers, the case list and case_table.h; the binary is found relative to the folder.
 func TestUserBridgeEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	tc := Toolchain{Name: "host", CC: "gcc", CFlags: []string{"-O2", "-g"}, LDFlags: []string{"-lm"}}
@@ -28,11 +32,26 @@ printf '#!/bin/sh\n' > prog && chmod +x prog`
 	if string(env) != want {
 		t.Errorf("the build's environment:\n%s\nwant:\n%s", env, want)
 	}
-	files, _ := os.ReadFile(filepath.Join(dir, "harness.txt"))
-	for _, f := range []string{"harness.c", "harness.h", "case_table.h", "cases.def"} {
-		if !strings.Contains(string(files), f) {
-			t.Errorf("BENCH_BRIDGE_HARNESS holds %q, no %s", files, f)
+	listing, _ := os.ReadFile(filepath.Join(dir, "harness.txt"))
+	files := strings.Fields(string(listing))
+	for _, f := range append([]string{"harness.h", "case_table.h", "cases.def"}, benchbridge.HarnessSources...) {
+		if !slices.Contains(files, filepath.Base(f)) {
+			t.Errorf("BENCH_BRIDGE_HARNESS holds %q, no %s", files, filepath.Base(f))
 		}
+	}
+	var cFiles, harnessFiles []string
+	for _, f := range files {
+		if strings.HasSuffix(f, ".c") {
+			cFiles = append(cFiles, f)
+		}
+	}
+	for _, f := range benchbridge.HarnessSources {
+		harnessFiles = append(harnessFiles, filepath.Base(f))
+	}
+	slices.Sort(cFiles)
+	slices.Sort(harnessFiles)
+	if !slices.Equal(cFiles, harnessFiles) {
+		t.Errorf("BENCH_BRIDGE_HARNESS holds the C files %q, want the harness's %q", cFiles, harnessFiles)
 	}
 	if prog.Path != filepath.Join(dir, "prog") || !strings.Contains(prog.CFlags, "CXXFLAGS=-O2 -g") || !strings.Contains(prog.Compiler, "CXX=g++") {
 		t.Errorf("program %+v", prog)

@@ -46,10 +46,13 @@ func buildConformance(t *testing.T) string {
 			t.Fatalf("gcc %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	harness := filepath.Join(dir, "harness.o")
-	gcc("-Dmain=bb_protocol_main", "-c", "c/harness.c", "-o", harness)
 	prog := filepath.Join(dir, "conformance")
-	args := []string{"c/conformance.c", harness}
+	args := []string{"c/conformance.c"}
+	for _, f := range benchbridge.HarnessSources {
+		obj := filepath.Join(dir, strings.TrimSuffix(filepath.Base(f), ".c")+".o")
+		gcc("-Dmain=bb_protocol_main", "-c", filepath.Join("..", f), "-o", obj)
+		args = append(args, obj)
+	}
 	for _, f := range benchbridge.BridgeSources {
 		if strings.HasSuffix(f, ".c") {
 			args = append(args, filepath.Join("..", f))

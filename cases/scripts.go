@@ -2,6 +2,7 @@ package cases
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -11,8 +12,8 @@ import (
 	benchbridge "github.com/bench-bridge/bench-bridge"
 )
 
-// Scripts are the cases' JavaScript as the C programs evaluate it, read from the embedded harness.c so that what
-// `bench-bridge cases --script` prints and docs/bridge.md shows cannot drift from what is measured.
+// Scripts are the cases' JavaScript as the C programs evaluate it, read from the embedded harness_scripts.c so that
+// what `bench-bridge cases --script` prints and docs/bridge.md shows cannot drift from what is measured.
 type Scripts struct {
 	// Prelude is evaluated before every case's script (it defines expect).
 	Prelude string
@@ -28,18 +29,22 @@ var (
 	scriptsErr  error
 )
 
-// caseListFile is the X-macro list of cases, when the sources have one; without it harness.c's table names them.
-const caseListFile = "cases/c/cases.def"
+// scriptsFile names the C file of the scripts in errors.
+var scriptsFile = path.Base(benchbridge.HarnessScripts)
 
-// LoadScripts reads the scripts from harness.c, once.
+// LoadScripts reads the scripts from harness_scripts.c and the case list, once.
 func LoadScripts() (*Scripts, error) {
 	scriptsOnce.Do(func() {
-		src, err := benchbridge.CSources.ReadFile(benchbridge.Harness)
+		src, err := benchbridge.CSources.ReadFile(benchbridge.HarnessScripts)
 		if err != nil {
 			scriptsErr = err
 			return
 		}
-		list, _ := benchbridge.CSources.ReadFile(caseListFile)
+		list, err := benchbridge.CSources.ReadFile(benchbridge.CaseList)
+		if err != nil {
+			scriptsErr = err
+			return
+		}
 		scripts, scriptsErr = parseScripts(string(src), string(list))
 	})
 	return scripts, scriptsErr
@@ -67,18 +72,18 @@ var (
 	definedFn  = regexp.MustCompile(`(?m)^function (\w+)\(([^)]*)\)`)
 )
 
-// parseScripts reads the string arrays and string macros of harness.c and the name -> script table: cases.def's
-// BB_CASE lines when list is not empty, else harness.c's own table.
+// parseScripts reads the string arrays and string macros of the scripts' C source and the name -> script table:
+// cases.def's BB_CASE lines when list is not empty, else a table of {"name", script} entries in src.
 func parseScripts(src, list string) (*Scripts, error) {
 	p := &strPreprocessor{arrays: map[string][]token{}, macros: map[string]macro{}}
 	for _, m := range arrayDecl.FindAllStringSubmatchIndex(src, -1) {
 		end := strings.Index(src[m[1]:], ";\n")
 		if end < 0 {
-			return nil, fmt.Errorf("harness.c: %s has no end", src[m[2]:m[3]])
+			return nil, fmt.Errorf("%s: %s has no end", scriptsFile, src[m[2]:m[3]])
 		}
 		toks, err := tokenize(src[m[1] : m[1]+end])
 		if err != nil {
-			return nil, fmt.Errorf("harness.c: %s: %w", src[m[2]:m[3]], err)
+			return nil, fmt.Errorf("%s: %s: %w", scriptsFile, src[m[2]:m[3]], err)
 		}
 		p.arrays[src[m[2]:m[3]]] = toks
 	}
@@ -93,7 +98,7 @@ func parseScripts(src, list string) (*Scripts, error) {
 		}
 		toks, err := tokenize(body[:end])
 		if err != nil {
-			return nil, fmt.Errorf("harness.c: macro %s: %w", src[m[2]:m[3]], err)
+			return nil, fmt.Errorf("%s: macro %s: %w", scriptsFile, src[m[2]:m[3]], err)
 		}
 		mac := macro{body: toks, function: m[4] >= 0}
 		if m[6] >= 0 {
@@ -117,21 +122,24 @@ func parseScripts(src, list string) (*Scripts, error) {
 				s.Bytes[m[1]] = n
 			}
 		}
-	} else {
-		table := src[strings.Index(src, "} scripts[] = {"):]
-		for _, m := range tableEntry.FindAllStringSubmatch(table[:strings.Index(table, "};")], -1) {
+	} else if start := strings.Index(src, "scripts[] = {"); start >= 0 {
+		table := src[start:]
+		if end := strings.Index(table, "};"); end >= 0 {
+			table = table[:end]
+		}
+		for _, m := range tableEntry.FindAllStringSubmatch(table, -1) {
 			entries = append(entries, entry{m[1], m[2]})
 		}
 	}
 	for _, e := range entries {
 		js, err := p.expandText(e.expr)
 		if err != nil {
-			return nil, fmt.Errorf("harness.c: the script of %s: %w", e.name, err)
+			return nil, fmt.Errorf("%s: the script of %s: %w", scriptsFile, e.name, err)
 		}
 		s.ByCase[e.name] = js
 	}
 	if len(s.ByCase) == 0 {
-		return nil, fmt.Errorf("harness.c: found no case scripts")
+		return nil, fmt.Errorf("%s: found no case scripts", scriptsFile)
 	}
 	return s, nil
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// A harness.c in miniature: arrays, an object-like and a function-like macro (with #stringification), a table.
+// A harness_scripts.c in miniature: arrays, an object-like and a function-like macro (with #stringification), a table.
 const miniHarness = `
 static const char js_prelude[] = "function expect() {}\n";
 #define JS_HEAD                          \
@@ -67,7 +67,7 @@ func TestParseScriptsRefusesWhatItCannotRead(t *testing.T) {
 	}
 }
 
-// TestEveryCaseHasItsScript: the embedded harness.c gives every catalogue case a script.
+// TestEveryCaseHasItsScript: the embedded harness_scripts.c gives every catalogue case a script.
 func TestEveryCaseHasItsScript(t *testing.T) {
 	s, err := LoadScripts()
 	if err != nil {

@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// A small C preprocessor for string literals: enough to read the case scripts out of harness.c, which builds them
-// from string literals, string arrays and macros (with parameters and #stringification) that expand to strings.
+// A small C preprocessor for string literals: enough to read the case scripts out of harness_scripts.c, which builds
+// them from string literals, string arrays and macros (with parameters and #stringification) that expand to strings.
 
 type tokenKind int
 
@@ -91,7 +91,7 @@ func cString(s string) (string, int, error) {
 	return "", 0, fmt.Errorf("unterminated string")
 }
 
-// strPreprocessor expands string expressions over harness.c's string arrays and macros.
+// strPreprocessor expands string expressions over harness_scripts.c's string arrays and macros.
 type strPreprocessor struct {
 	arrays map[string][]token
 	macros map[string]macro

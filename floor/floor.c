@@ -2,7 +2,7 @@
  *
  * This is the target a bridge can approach: each host function reads its arguments straight from argv
  * (JS_ToFloat64, JS_ToCStringLen, property reads, typed array memory) into the same typed host values the
- * reference bridge builds, does the same host-side work (harness.c), and makes its result with JS_New*. */
+ * reference bridge builds, does the same host-side work (harness_host.c), and makes its result with JS_New*. */
 #include "harness.h"
 
 #include <stdlib.h>

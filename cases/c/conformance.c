@@ -11,9 +11,9 @@
  * A line that differs from the floor's says so with "[floor: ...]": by design for json, never for fast or binary.
  * Then function handles (identity, held, released), exceptions both ways (message and stack), and typed calls.
  *
- * It links the reference bridge's files (sources.go: BridgeSources) and harness.c for its helpers, whose main()
- * the build renames away (-Dmain=bb_protocol_main). The context is freed at the end: QuickJS's own teardown asserts
- * that no object leaked.
+ * It links the reference bridge's files (sources.go: BridgeSources) and the harness's (HarnessSources) for its
+ * helpers, whose main() the build renames away (-Dmain=bb_protocol_main). The context is freed at the end: QuickJS's
+ * own teardown asserts that no object leaked.
  * `conformance leak-check` leaks one object on purpose, to show that the teardown check is armed. */
 #include "bridge.h"
 

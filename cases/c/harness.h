@@ -1,6 +1,7 @@
 /* harness.h: the bench program protocol (docs/protocol.md) shared by the floor and the reference bridge.
  *
- * A program links harness.c, which owns main(), and provides a case table. The harness parses the command line,
+ * A program links the harness's C files (harness.c owns main(); harness_internal.h lists the others) and provides a
+ * case table. The harness parses the command line,
  * measures the timer, warms up, calibrates, takes the samples and prints every record; a program only says how to
  * set a case up, how to run n loop units of it and how to tear it down.
  *
@@ -28,7 +29,7 @@
 #pragma GCC diagnostic pop
 #endif
 
-/* C++ bridges include this header and define bb_cases and the rest: C linkage keeps their names what harness.c
+/* C++ bridges include this header and define bb_cases and the rest: C linkage keeps their names what the harness
  * (compiled as C) links against. */
 #ifdef __cplusplus
 extern "C" {
@@ -103,7 +104,7 @@ void *bb_calloc(size_t count, size_t size);
 void *bb_realloc(void *p, size_t size);
 void bb_free(void *p);
 
-/* ---- The cases' JavaScript, the same in every program ----
+/* ---- The cases' JavaScript, the same in every program (harness_scripts.c) ----
  *
  * Script -> host cases define bench(n), whose loop makes n crossings, and check their host functions when the
  * script is evaluated (an exception there fails the case). Host -> script cases define the function the host

@@ -1,5 +1,5 @@
-/* itimer.c: the in-process sampling profiler of itimer.h, included by harness.c (so that a user's bridge that builds
- * harness.c gets it without a change to its build).
+/* itimer.c: the in-process sampling profiler of itimer.h, one of the harness's files, so that every program built
+ * with the harness has it.
  *
  * setitimer(ITIMER_PROF) sends SIGPROF after every BB_ITIMER_US of the process's CPU time (kernels deliver at most
  * one per tick). The handler reads the interrupted pc, stack pointer and frame pointer from its ucontext and walks

@@ -1,5 +1,5 @@
 /* itimer.h: an in-process sampling profiler for devices where perf events do not exist (old Android kernels,
- * kernels without perf_event, qemu-user, boards without perf). harness.c includes itimer.c and switches it on for
+ * kernels without perf_event, qemu-user, boards without perf), in itimer.c. harness.c switches it on for
  * `PROG loop CASE SECONDS --itimer FILE` (docs/protocol.md); without the flag none of it runs. */
 #ifndef BB_ITIMER_H
 #define BB_ITIMER_H

@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite docs/bridge.md's generated sect
 
 const (
 	bridgeDoc      = "../../docs/bridge.md"
-	generatedStart = "<!-- The cases below are generated from cases/c/harness.c by TestBridgeDocCases: go test ./cmd/bench-bridge -run TestBridgeDocCases -update -->\n"
+	generatedStart = "<!-- The cases below are generated from cases/c/harness_scripts.c by TestBridgeDocCases: go test ./cmd/bench-bridge -run TestBridgeDocCases -update -->\n"
 	generatedEnd   = "<!-- end of the generated cases -->\n"
 )
 
@@ -99,7 +99,7 @@ func TestBridgeDocCases(t *testing.T) {
 	for _, c := range cases.Catalogue {
 		js, ok := s.ByCase[c.Name]
 		if !ok {
-			t.Fatalf("case %s has no script in harness.c", c.Name)
+			t.Fatalf("case %s has no script in harness_scripts.c", c.Name)
 		}
 		for _, fn := range cases.HostFunctions(js) {
 			used[fn] = true

@@ -234,10 +234,16 @@ func buildGoogleBenchmark(t *testing.T, dir string) string {
 		}
 	}
 	flags := append(slices.Clone(tc.CFlags), "-I", lib.Src, "-I", dir)
-	cc(tc.CC, append(slices.Clone(flags), "-Dmain=bb_harness_main", "-c", "harness.c", "-o", "harness.o")...)
+	harnessArgs := append(slices.Clone(flags), "-Dmain=bb_harness_main", "-c") // one .o per harness file, in dir
+	objs := []string{"floor.o"}
+	for _, f := range benchbridge.HarnessSources {
+		harnessArgs = append(harnessArgs, filepath.Base(f))
+		objs = append(objs, strings.TrimSuffix(filepath.Base(f), ".c")+".o")
+	}
+	cc(tc.CC, harnessArgs...)
 	cc(tc.CC, append(slices.Clone(flags), "-c", "floor.c", "-o", "floor.o")...)
 	gbSrc, _ := filepath.Abs("testdata/gbench_floor.cc")
-	args := append([]string{"-O2", "-std=c++17", "-I", lib.Src, "-I", dir, gbSrc, "harness.o", "floor.o"}, lib.Objects...)
+	args := append(append([]string{"-O2", "-std=c++17", "-I", lib.Src, "-I", dir, gbSrc}, objs...), lib.Objects...)
 	cc("g++", append(args, "-lbenchmark", "-lpthread", "-lm", "-ldl", "-o", "gbench")...)
 	return filepath.Join(dir, "gbench")
 }

@@ -26,7 +26,7 @@ min_time = "2ms"
 out_dir = "out"
 
 [bridges.mine]
-build = "mkdir -p bin && $CC $CFLAGS -I$BENCH_BRIDGE_QUICKJS_SRC -I$BENCH_BRIDGE_HARNESS $BENCH_BRIDGE_HARNESS/harness.c mine.c $BENCH_BRIDGE_QUICKJS_OBJS $LDFLAGS -o bin/mine"
+build = "mkdir -p bin && $CC $CFLAGS -I$BENCH_BRIDGE_QUICKJS_SRC -I$BENCH_BRIDGE_HARNESS $BENCH_BRIDGE_HARNESS/*.c mine.c $BENCH_BRIDGE_QUICKJS_OBJS $LDFLAGS -o bin/mine"
 binary = "bin/mine"
 `), 0o644)
 	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "mine", "--cases", "script_to_host_scalar")
