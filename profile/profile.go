@@ -122,7 +122,7 @@ func runTool(ctx context.Context, t targets.Target, program string, dev artifact
 	recordBound := time.Duration(o.Seconds*float64(time.Second)) + recordSlack
 	if err := runWithin(ctx, t, recordBound, record, &stdout, &stderr); err != nil {
 		if tool.InProcess && strings.Contains(stderr.String(), "usage:") {
-			return nil, fmt.Errorf("%s: %s: the program does not take --itimer: itimer profiles programs built with bench-bridge's harness (harness.c)", t.Name(), program)
+			return nil, fmt.Errorf("%s: %s: the program does not take --itimer: itimer profiles programs built with bench-bridge's harness (cases/c)", t.Name(), program)
 		}
 		return nil, fmt.Errorf("%s: %s on %s: %w\n%s%s", t.Name(), tool.Name, o.Case, err, stdout.String(), tail(stderr.String()))
 	}
