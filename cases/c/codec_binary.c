@@ -1,4 +1,5 @@
-/* codec_binary.c: the binary codec, boundary-report.md section 4 item 2 (never built there), with item 5.
+/* codec_binary.c: the binary codec: a tagged binary encoding instead of JSON text, with no heap traffic per call
+ * (steps 2 and 5 of the boundary report's changes, docs/method.md#the-boundary-report).
  *
  * A value crosses as a tagged buffer: one tag byte, then its payload. Numbers are raw bytes in the machine's order
  * (both ends are one process), strings are length-prefixed UTF-8 (with a NUL after them, which Dyn promises), arrays
@@ -14,7 +15,7 @@
  *
  * What JSON loses, this keeps: undefined (also inside arrays), NaN, -0, +-Infinity, lone surrogates (as WTF-8, as
  * QuickJS writes them), functions anywhere in a value, and bytes: a Uint8Array crosses as bytes (T_BYTES, beyond the
- * report's tag list: a length and the raw bytes, copied into the message) and comes back as a Uint8Array over an
+ * proposed tag list: a length and the raw bytes, copied into the message) and comes back as a Uint8Array over an
  * ArrayBuffer that wraps host memory, freed by its finaliser. Other typed arrays cross as arrays of numbers, as in
  * the json codec. Cycles and nesting deeper than BIN_MAX_DEPTH are a RangeError; bigints and symbols a TypeError. */
 #include "bridge.h"

@@ -1,7 +1,8 @@
-/* codec_fast.c: the fast codec, boundary-report.md section 6 and beyond it: typed exposes.
+/* codec_fast.c: the fast codec: typed fast paths for functions whose signature is known when they are exposed
+ * (step 3 of the boundary report's changes, docs/method.md#the-boundary-report).
  *
  * A host function whose signature is known when it is exposed gets a typed C entry that converts argv straight to
- * C values (numbers, and strings too, which the report's fast path did not do; typed arrays read in place, with no
+ * C values (numbers, and strings too, which a numbers-only fast path does not do; typed arrays read in place, with no
  * copy) and calls the typed host work directly: no text, no Dyn, no buffer. When the arguments do not fit the
  * signature, the entry falls back to the generic path, which here is the binary codec (so nothing is lost that
  * binary keeps); functions without a signature (host_obj, host_sum, host_echo) always take it. Host -> script

@@ -1,4 +1,5 @@
-/* codec_json.c: the json codec, the generic path of boundary-report.md section 2, step for step.
+/* codec_json.c: the json codec, the generic path that carries values as JSON text both ways, step for step as the
+ * boundary report describes it (docs/method.md#the-boundary-report).
  *
  * Script -> host: every exposed host function is one generic C entry (JS_NewCFunctionMagic, magic = its index)
  * that (1) copies the arguments into a temporary JS array, (2) runs JS_JSONStringify on it with a replacer made by
@@ -7,7 +8,7 @@
  * values, and (5) sends the result back as text: JSON serialiser, JS_ParseJSON, then a revive walk that turns
  * {"__fn": handle} back into the function. Host -> script runs the same steps the other way round.
  *
- * It is meant to be faithful, neither a strawman nor optimised beyond what the report describes: a new replacer,
+ * It is meant to be faithful, neither a strawman nor optimised beyond that path: a new replacer,
  * array, text buffer and Dyn tree per call, numbers through strtod and "%.17g". */
 #include "bridge.h"
 
@@ -16,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ==== JSON text -> Dyn: the host side's own parser, as the report's host parses the text again ==== */
+/* ==== JSON text -> Dyn: the host side's own parser, as the generic path's host parses the text again ==== */
 
 #define JSON_MAX_DEPTH 128
 
@@ -138,7 +139,7 @@ bad:
 	return parse_fail(j, "bad escape in string");
 }
 
-/* parse_number uses strtod, like the host parser of the report (its profile is topped by strtod). The C locale
+/* parse_number uses strtod, like the generic path's host parser (whose profile is topped by strtod). The C locale
  * is in force, since no one calls setlocale, so the decimal point is '.'. strtod also takes forms JSON has not
  * (hex, inf); JS_JSONStringify never writes them, and parse_value only calls this on '-' or a digit. */
 static int parse_number(jparser *j, double *out)
@@ -237,7 +238,7 @@ static int parse_object(jparser *j, dyn *out)
 	}
 }
 
-/* as_handle turns an object that is exactly {"__fn": id} into a function handle (the report's __zn_fn). */
+/* as_handle turns an object that is exactly {"__fn": id} into a function handle (the generic path's function marker). */
 static void as_handle(dyn *d)
 {
 	const dyn *id = d->u.obj.len == 1 ? dyn_get(d, "__fn") : NULL;
@@ -696,5 +697,5 @@ static void json_free(br_state *st)
 	(void)st;
 }
 
-/* br_json is the generic path of the report: text both ways, no typed calls. */
+/* br_json is the generic path: text both ways, no typed calls. */
 const br_codec br_json = {"json", json_entry, call_js, NULL, json_free};

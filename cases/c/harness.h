@@ -95,7 +95,7 @@ static inline void bb_crossing(void)
  * The harness counts allocations in a memory pass after each case's samples (docs/protocol.md, the memory record):
  * the engine's through the JSMallocFunctions bb_js_new gives QuickJS, the host side's through these, which the
  * bridge's codecs and host functions call instead of malloc. A hook rather than interposing malloc: interposition
- * would count QuickJS's allocations (and libc's own) as the bridge's, where the report wants the two apart, and it
+ * would count QuickJS's allocations (and libc's own) as the bridge's, where the two must stay apart, and it
  * needs link tricks that differ between glibc, bionic and Apple's libc and between static and dynamic programs. A
  * bridge linked with the harness that allocates otherwise (C++ new, std::string) reports host counts of what went
  * through these only. Memory from them is plain malloc memory: free() and bb_free() both release it. */
