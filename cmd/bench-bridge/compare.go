@@ -334,7 +334,7 @@ func besides(err, runErr error) []error {
 
 // gateThresholds are the gate's options from the config, with --alpha and --min-effect when given, checked.
 func gateThresholds(cfg *config.Config, th thresholdFlags) (gate.Options, error) {
-	opts := gate.OptionsFrom(cfg.Gate)
+	opts := cfg.Gate.Options()
 	// NaN and Inf parse as floats; either would switch the gate off, so each flag is checked for range and finiteness.
 	if th.alphaSet {
 		if err := stats.CheckAlpha(th.alpha); err != nil {
