@@ -3,8 +3,6 @@
 package artifact
 
 import (
-	"math"
-	"slices"
 	"strconv"
 	"time"
 
@@ -13,15 +11,17 @@ import (
 
 // Schema is the version of the artifact format this package reads and writes. Bump it on any change that an older
 // reader would misread; docs/artifact.md describes every version.
-const Schema = 4
+const Schema = 5
 
-// SchemaV1, SchemaV2 and SchemaV3 are the previous versions, which Parse still reads and converts on load: schema 1
-// had one process per run (fromV1); schema 2 took a case's ratio_to_ref as the median of its processes' ratios, and
-// schema 3 as the least process median over the least ref median (fromEarlier).
+// SchemaV1 to SchemaV4 are the previous versions, which Parse still reads and converts on load: schema 1 had one
+// process per run (fromV1); schema 2 took a case's ratio_to_ref as the median of its processes' ratios, and schema 3
+// as the least process median over the least ref median (fromEarlier); schemas 1 to 4 named the prediction intervals
+// ci_* (fromV4).
 const (
 	SchemaV1 = 1
 	SchemaV2 = 2
 	SchemaV3 = 3
+	SchemaV4 = 4
 )
 
 // Artifact is one run of one program on one target.
@@ -176,8 +176,9 @@ type Process struct {
 // Case is the result of one measured case. Times are per op, in nanoseconds, timer overhead removed.
 //
 // Since schema 2 the statistics come from the process level: MedianNs is the median of the processes' medians and
-// the interval is over processes (what another run will measure). Since schema 4 RatioToRef is the least of the
-// case's samples over the least of the ref samples measured beside them (BestRatio).
+// the interval is a prediction interval over processes (where another run's median is expected). Since schema 4
+// RatioToRef is the least of the case's samples over the least of the ref samples measured beside them
+// (stats.LeastOverLeast); since schema 5 the intervals are named pi_* for what they are.
 type Case struct {
 	Name     string `json:"name"`
 	Crossing bool   `json:"crossing"`
@@ -186,17 +187,20 @@ type Case struct {
 	// SamplesNs are every process's samples, one process after another, as Processes lists them.
 	SamplesNs []float64 `json:"samples_ns"`
 	MedianNs  float64   `json:"median_ns"`
-	CILowNs   float64   `json:"ci_low_ns"`
-	CIHighNs  float64   `json:"ci_high_ns"`
-	// CILevel is the confidence the interval really has; 0 when no interval could be computed.
-	CILevel float64 `json:"ci_level"`
+	// PILowNs and PIHighNs bound the prediction interval of MedianNs: where another run's median of as many
+	// processes is expected, at PILevel (stats.PredictionInterval). In an artifact converted from schema 1 (one
+	// process) they are what that schema had: the confidence interval of the median over the process's samples.
+	PILowNs  float64 `json:"pi_low_ns"`
+	PIHighNs float64 `json:"pi_high_ns"`
+	// PILevel is the level of the interval; 0 when no interval could be computed.
+	PILevel float64 `json:"pi_level"`
 	// RatioToRef is the case's least sample over the least of the ref_js_loop samples measured beside them, over
-	// every process (BestRatio); nil when ref_js_loop was not measured.
+	// every process (stats.LeastOverLeast); nil when ref_js_loop was not measured.
 	RatioToRef *float64 `json:"ratio_to_ref"`
-	// RatioCILow and RatioCIHigh bound where another run's RatioToRef is expected, at CILevel
-	// (stats.BestOverBest); absent when not computed.
-	RatioCILow  *float64 `json:"ratio_ci_low,omitempty"`
-	RatioCIHigh *float64 `json:"ratio_ci_high,omitempty"`
+	// RatioPILow and RatioPIHigh bound the prediction interval of RatioToRef: where another run's is expected, at
+	// PILevel (stats.LeastOverLeast); absent when not computed.
+	RatioPILow  *float64 `json:"ratio_pi_low,omitempty"`
+	RatioPIHigh *float64 `json:"ratio_pi_high,omitempty"`
 	// Processes are the case's results in each process that measured it, in the order the processes ran.
 	Processes []CaseProcess `json:"processes"`
 	// CrossingsPerMs is 1e6 / MedianNs for crossing cases, nil otherwise.
@@ -245,42 +249,36 @@ func (c *Case) ProcessMedians() []float64 {
 	return out
 }
 
-// BestRatio is the case's ratio to ref_js_loop by the rule of schema 4: the least of its samples over the least of
-// the ref samples measured beside them, over every process, with its interval at level (stats.BestOverBest, which
-// says why). A process without ref samples contributes its ref median (ref_js_loop's own processes contribute their
-// least sample, so that its ratio is 1); processes without a ref are left out; with none, the ratio is NaN.
-func (c *Case) BestRatio(level float64) stats.BestRatio {
-	var least, leastRef, ratios []float64
+// ProcessSamples returns, for every process that measured the case beside a ref, its samples and the ref samples
+// beside them, as stats.LeastOverLeast takes them: the process's ref_samples_ns, or for ref_js_loop itself its own
+// samples (so that its ratio is 1), or for a process that recorded only a ref median that median alone. Processes
+// without a ref are left out.
+func (c *Case) ProcessSamples() []stats.ProcessSamples {
+	var out []stats.ProcessSamples
 	for _, p := range c.Processes {
 		if !(p.RefMedianNs > 0) || len(p.SamplesNs) == 0 {
 			continue
 		}
-		ref := p.RefMedianNs
+		ref := p.RefSamplesNs
 		switch {
-		case len(p.RefSamplesNs) > 0:
-			ref = slices.Min(p.RefSamplesNs)
+		case len(ref) > 0:
 		case c.Name == refCase:
-			ref = slices.Min(p.SamplesNs)
+			ref = p.SamplesNs
+		default:
+			ref = []float64{p.RefMedianNs}
 		}
-		least, leastRef = append(least, slices.Min(p.SamplesNs)), append(leastRef, ref)
-		ratios = append(ratios, p.MedianNs/p.RefMedianNs)
+		out = append(out, stats.ProcessSamples{Samples: p.SamplesNs, Ref: ref})
 	}
-	return stats.BestOverBest(least, leastRef, ratios, level)
+	return out
 }
 
-// bestMedianRatio is schema 3's ratio: the least process median over the least ref median, over the processes with
-// a ref; NaN with none.
-func (c *Case) bestMedianRatio() float64 {
-	num, den := math.Inf(1), math.Inf(1)
+// refMedians returns every process's ref median (0 for a process without a ref).
+func (c *Case) refMedians() []float64 {
+	out := make([]float64, 0, len(c.Processes))
 	for _, p := range c.Processes {
-		if p.RefMedianNs > 0 {
-			num, den = min(num, p.MedianNs), min(den, p.RefMedianNs)
-		}
+		out = append(out, p.RefMedianNs)
 	}
-	if math.IsInf(num, 1) {
-		return math.NaN()
-	}
-	return num / den
+	return out
 }
 
 // ProcessRatios returns every process's ratio to ref_js_loop, leaving out processes without one.
@@ -294,22 +292,20 @@ func (c *Case) ProcessRatios() []float64 {
 	return out
 }
 
-// RatioSamples are the values that a test of case c's ratio to ref_js_loop compares, in the gate and in show: with
-// two processes or more, every process's ratio to the ref measured beside the case, since the variance is between
-// processes (docs/gate.md); with one (schema 1), its samples over ref_js_loop's median. Nil without a ref.
-func (a *Artifact) RatioSamples(c *Case) []float64 {
-	if r := c.ProcessRatios(); len(r) >= 2 && len(r) == len(c.Processes) {
-		return r
+// RefSamples returns the samples of ref_js_loop, every process's, or nil when a did not measure it.
+func (a *Artifact) RefSamples() []float64 {
+	if ref := a.Case(refCase); ref != nil {
+		return ref.SamplesNs
 	}
-	ref := a.Case(refCase)
-	if ref == nil || !(ref.MedianNs > 0) {
-		return nil
+	return nil
+}
+
+// RefMedian returns the median of ref_js_loop, or 0 when a did not measure it.
+func (a *Artifact) RefMedian() float64 {
+	if ref := a.Case(refCase); ref != nil {
+		return ref.MedianNs
 	}
-	out := make([]float64, len(c.SamplesNs))
-	for i, s := range c.SamplesNs {
-		out[i] = s / ref.MedianNs
-	}
-	return out
+	return 0
 }
 
 // Failure is a case that produced no result: the program reported an error, crashed, or was killed.

@@ -3,13 +3,15 @@ package artifact
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // v1Seed is a schema 1 artifact; Parse turns it into the current schema, whose encoding is the current schema's
-// seed, and with its schema number changed, the schema 2 seed.
+// seed, and with its schema number and interval names changed, the seed of every schema between.
 const v1Seed = `{"schema": 1, "tool": "bench-bridge", "target": "linux", "program": "floor", "complete": true,
   "device": {}, "settings": {"samples": 3, "min_time_ns": 1, "warmup_ns": 1}, "timer_overhead_ns": 20,
   "cases": [
@@ -17,22 +19,23 @@ const v1Seed = `{"schema": 1, "tool": "bench-bridge", "target": "linux", "progra
     {"name": "callback", "crossing": true, "iterations": 5, "samples_ns": [30, 33, 36], "median_ns": 33, "ci_low_ns": 30, "ci_high_ns": 36, "ci_level": 0.75, "ratio_to_ref": 3, "instructions_per_op": 120}
   ], "failures": [{"name": "x", "reason": "\u001b]0;owned-title\u0007\u001b[2J | a\nb"}], "warnings": []}`
 
-// artifactSeeds are the two schemas and the broken values the issue names, each as an edit of a good artifact.
+// artifactSeeds are a good artifact of every schema, then the broken values the fuzzer should start from, each as an
+// edit of a good artifact.
 func artifactSeeds(t testing.TB) [][]byte {
 	a, err := Parse([]byte(v1Seed))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v3, err := json.Marshal(a)
+	seeds := [][]byte{[]byte(v1Seed), asSchema(t, a, SchemaV2), asSchema(t, a, SchemaV3), asSchema(t, a, SchemaV4)}
+	cur, err := json.Marshal(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2 := bytes.Replace(v3, []byte(`"schema":3`), []byte(`"schema":2`), 1)
-	seeds := [][]byte{[]byte(v1Seed), v2, v3}
+	seeds = append(seeds, cur)
 	edit := func(base []byte, old, new string) {
 		seeds = append(seeds, bytes.Replace(base, []byte(old), []byte(new), 1))
 	}
-	for _, base := range [][]byte{[]byte(v1Seed), v2, v3} {
+	for _, base := range slices.Clone(seeds) {
 		edit(base, `"instructions_per_op":120`, `"instructions_per_op":0`)
 		edit(base, `"instructions_per_op": 120`, `"instructions_per_op": -4`)
 		edit(base, `"ratio_to_ref": 3`, `"ratio_to_ref": -3`)
@@ -42,9 +45,9 @@ func artifactSeeds(t testing.TB) [][]byte {
 		edit(base, `"median_ns":33`, `"median_ns":1e309`)
 		edit(base, `"timer_overhead_ns": 20`, `"timer_overhead_ns": -1e308`)
 	}
-	edit(v3, `"cases":[`, `"cases":null,"x":[`)
+	edit(cur, `"cases":[`, `"cases":null,"x":[`)
 	edit([]byte(v1Seed), `"cases": [`, `"cases": null, "x": [`)
-	edit(v3, `"schema":3`, `"schema":4`)
+	edit(cur, fmt.Sprintf(`"schema":%d`, Schema), fmt.Sprintf(`"schema":%d`, Schema+1))
 	return seeds
 }
 
@@ -108,10 +111,10 @@ func TestParseMillionSamples(t *testing.T) {
 	}
 }
 
-// TestFuzzSeedsCoverEverySchema: the first seeds are good artifacts of schemas 1, 2 and 3, so that the fuzzer starts
-// from every version Parse reads.
+// TestFuzzSeedsCoverEverySchema: the first seeds are good artifacts of schemas 1 to Schema, so that the fuzzer
+// starts from every version Parse reads.
 func TestFuzzSeedsCoverEverySchema(t *testing.T) {
-	for i, s := range artifactSeeds(t)[:3] {
+	for i, s := range artifactSeeds(t)[:Schema] {
 		if a, err := Parse(s); err != nil || a.Schema != Schema {
 			t.Errorf("seed of schema %d: %v", i+1, err)
 		}

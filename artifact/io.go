@@ -50,10 +50,16 @@ func Parse(data []byte) (*Artifact, error) {
 	if err := json.Unmarshal(data, &a); err != nil {
 		return nil, describe(data, err)
 	}
-	if schema := a.Schema; schema < Schema {
-		if schema == SchemaV1 {
-			fromV1(&a)
+	schema := a.Schema
+	if schema < Schema {
+		if err := fromV4(&a, data); err != nil {
+			return nil, describe(data, err)
 		}
+	}
+	if schema == SchemaV1 {
+		fromV1(&a)
+	}
+	if schema < SchemaV4 {
 		if err := fromEarlier(&a, schema); err != nil {
 			return nil, err
 		}
@@ -61,24 +67,54 @@ func Parse(data []byte) (*Artifact, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	a.recomputeIntervals()
+	if schema < Schema {
+		a.recomputeIntervals()
+	}
 	return &a, nil
 }
 
-// recomputeIntervals recomputes every interval over processes from the processes, by this version's rules
-// (stats.SummarizeProcesses, stats.BestOverBest): the intervals are derived numbers, and artifacts written before the
-// rules gained their run-level term (2026-12-01) carry narrower ones. A case of one process keeps what it has.
+// v4Intervals are a case's intervals as schemas 1 to 4 named them.
+type v4Intervals struct {
+	CILowNs     float64  `json:"ci_low_ns"`
+	CIHighNs    float64  `json:"ci_high_ns"`
+	CILevel     float64  `json:"ci_level"`
+	RatioCILow  *float64 `json:"ratio_ci_low"`
+	RatioCIHigh *float64 `json:"ratio_ci_high"`
+}
+
+// fromV4 converts an artifact of schemas 1 to 4 (data) to this schema's names: its intervals, named ci_* there, are
+// prediction intervals (for schema 1, the median's confidence interval over its one process) and are named pi_*
+// here.
+func fromV4(a *Artifact, data []byte) error {
+	var old struct {
+		Cases []v4Intervals `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &old); err != nil {
+		return err
+	}
+	for i := range min(len(a.Cases), len(old.Cases)) {
+		c, o := &a.Cases[i], old.Cases[i]
+		c.PILowNs, c.PIHighNs, c.PILevel, c.RatioPILow, c.RatioPIHigh = o.CILowNs, o.CIHighNs, o.CILevel, o.RatioCILow, o.RatioCIHigh
+	}
+	a.Schema = Schema
+	return nil
+}
+
+// recomputeIntervals recomputes every prediction interval of a converted artifact from its processes, by this
+// version's rules (stats.PredictionInterval, stats.LeastOverLeast): the intervals are derived numbers, and artifacts
+// of older schemas may carry them by older rules (without the run-level term). A case of one process keeps what it
+// has.
 func (a *Artifact) recomputeIntervals() {
 	for i := range a.Cases {
 		c := &a.Cases[i]
-		if len(c.Processes) < 2 || c.CILevel == 0 {
+		if len(c.Processes) < 2 || c.PILevel == 0 {
 			continue
 		}
-		s := stats.SummarizeProcesses(c.ProcessMedians(), c.CILevel)
-		c.CILowNs, c.CIHighNs = s.Low, s.High
-		if c.RatioCILow != nil && c.RatioCIHigh != nil {
-			if r := c.BestRatio(c.CILevel); r.Confidence > 0 {
-				c.RatioCILow, c.RatioCIHigh = &r.Low, &r.High
+		s := stats.PredictionInterval(c.ProcessMedians(), c.PILevel)
+		c.PILowNs, c.PIHighNs = s.Low, s.High
+		if c.RatioPILow != nil && c.RatioPIHigh != nil {
+			if r := stats.LeastOverLeast(c.ProcessSamples(), c.PILevel); r.Level > 0 {
+				c.RatioPILow, c.RatioPIHigh = &r.Low, &r.High
 			}
 		}
 	}
@@ -104,21 +140,19 @@ func fromV1(a *Artifact) {
 	for i := range a.Cases {
 		c := &a.Cases[i]
 		p := CaseProcess{Iterations: c.Iterations, SamplesNs: c.SamplesNs, MedianNs: c.MedianNs, RefMedianNs: refMedian}
-		if refMedian > 0 {
-			r := c.MedianNs / refMedian
+		if r := stats.Ratio(c.MedianNs, refMedian); !math.IsNaN(r) {
 			p.RatioToRef = &r
 		}
 		c.Processes = []CaseProcess{p}
 	}
 }
 
-// fromEarlier converts an artifact of an earlier schema (schema 1 after fromV1). Its cases' ratio_to_ref was, in
+// fromEarlier converts an artifact of schemas 1 to 3 (schema 1 after fromV1). Its cases' ratio_to_ref was, in
 // schema 2, the median of the processes' ratios and, in schemas 1 and 3, the least process median over the least ref
-// median (in schema 1, of its one process): checked here against the processes as that schema promised, then
-// recomputed by this schema's rule (Case.BestRatio) from the same processes, so that old and new artifacts compare
-// by one rule.
+// median (stats.LeastMedianRatio; in schema 1, of its one process): checked here against the processes as that
+// schema promised, then recomputed by this schema's rule (stats.LeastOverLeast) from the same processes, so that old
+// and new artifacts compare by one rule.
 func fromEarlier(a *Artifact, schema int) error {
-	a.Schema = Schema
 	fillProtocol1RefSamples(a)
 	for i := range a.Cases {
 		c := &a.Cases[i]
@@ -134,15 +168,15 @@ func fromEarlier(a *Artifact, schema int) error {
 				return fmt.Errorf("cases[%d] (%s): field \"ratio_to_ref\" is %v, but the median of processes[].ratio_to_ref is %v (schema 2)",
 					i, c.Name, *c.RatioToRef, stats.Median(ratios))
 			}
-		} else if want := c.bestMedianRatio(); !math.IsNaN(want) && !near(*c.RatioToRef, want) {
+		} else if want := stats.LeastMedianRatio(c.ProcessMedians(), c.refMedians()); !math.IsNaN(want) && !near(*c.RatioToRef, want) {
 			return fmt.Errorf("cases[%d] (%s): field \"ratio_to_ref\" is %v, but the least processes[].median_ns over the least processes[].ref_median_ns is %v (schema %d)",
 				i, c.Name, *c.RatioToRef, want, schema)
 		}
-		if r := c.BestRatio(c.CILevel); !math.IsNaN(r.Ratio) {
+		if r := stats.LeastOverLeast(c.ProcessSamples(), c.PILevel); !math.IsNaN(r.Ratio) {
 			c.RatioToRef = &r.Ratio
-			c.RatioCILow, c.RatioCIHigh = nil, nil
-			if r.Confidence > 0 {
-				c.RatioCILow, c.RatioCIHigh = &r.Low, &r.High
+			c.RatioPILow, c.RatioPIHigh = nil, nil
+			if r.Level > 0 {
+				c.RatioPILow, c.RatioPIHigh = &r.Low, &r.High
 			}
 		}
 	}
@@ -150,7 +184,7 @@ func fromEarlier(a *Artifact, schema int) error {
 }
 
 // fillProtocol1RefSamples gives every process of a case that divided by the process's own ref_js_loop (a protocol
-// 1 program, or a schema 1 artifact) that ref_js_loop's samples as its ref samples, as schema 4 writes them.
+// 1 program, or a schema 1 artifact) that ref_js_loop's samples as its ref samples, as schemas 4 and later write them.
 func fillProtocol1RefSamples(a *Artifact) {
 	ref := a.Case(refCase)
 	if ref == nil {
@@ -239,8 +273,8 @@ func (a *Artifact) Validate() error {
 		if !(c.MedianNs > 0) {
 			return fmt.Errorf("%s: field \"median_ns\" is %v, want a positive number", where, c.MedianNs)
 		}
-		if c.CILowNs > c.MedianNs || c.CIHighNs < c.MedianNs {
-			return fmt.Errorf("%s: interval [%v, %v] does not contain median_ns %v", where, c.CILowNs, c.CIHighNs, c.MedianNs)
+		if c.PILowNs > c.MedianNs || c.PIHighNs < c.MedianNs {
+			return fmt.Errorf("%s: interval pi_low_ns..pi_high_ns [%v, %v] does not contain median_ns %v", where, c.PILowNs, c.PIHighNs, c.MedianNs)
 		}
 		if err := validateProcesses(c, len(a.Processes)); err != nil {
 			return fmt.Errorf("%s: %w", where, err)

@@ -1,12 +1,16 @@
 package artifact
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bench-bridge/bench-bridge/stats"
 )
 
 func sample() *Artifact {
@@ -17,7 +21,7 @@ func sample() *Artifact {
 		Session:   Session{ID: "s1", Programs: []string{"json linux"}, Order: []int{0}, Seed: 1},
 		Processes: []Process{{CaseOrder: []string{"ref_js_loop"}, Protocol: 2}},
 		Cases: []Case{{Name: "ref_js_loop", Iterations: 100, SamplesNs: []float64{10, 11, 12}, MedianNs: 11,
-			CILowNs: 10, CIHighNs: 12, CILevel: 0.75, RatioToRef: &r,
+			PILowNs: 10, PIHighNs: 12, PILevel: 0.75, RatioToRef: &r,
 			Processes: []CaseProcess{{Iterations: 100, SamplesNs: []float64{10, 11, 12}, MedianNs: 11, RefMedianNs: 11, RatioToRef: &r}}}},
 		Failures: []Failure{}, Warnings: []string{},
 	}
@@ -63,7 +67,7 @@ func TestReadErrorsNameTheFileAndPlace(t *testing.T) {
         12
       ]`, `"samples_ns": []`, 1), `cases[0] (ref_js_loop): field "samples_ns" is empty`},
 		{"process index", strings.Replace(string(valid), `"process": 0`, `"process": 3`, 1), `processes[0]: field "process" is 3`},
-		{"interval", strings.Replace(string(valid), `"ci_high_ns": 12`, `"ci_high_ns": 10.5`, 1), "does not contain median_ns"},
+		{"interval", strings.Replace(string(valid), `"pi_high_ns": 12`, `"pi_high_ns": 10.5`, 1), "does not contain median_ns"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -147,5 +151,123 @@ func TestEmulatedReason(t *testing.T) {
 	got, err = Parse([]byte(old))
 	if err != nil || !got.Device.Emulated || got.Device.EmulatedReason != "" {
 		t.Errorf("an artifact from before the field: %+v, %v", got, err)
+	}
+}
+
+// asSchema encodes a as an artifact of an older schema would have it: the schema number, and the intervals by the
+// names schemas 1 to 4 gave them.
+func asSchema(t testing.TB, a *Artifact, schema int) []byte {
+	t.Helper()
+	data, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(data), fmt.Sprintf(`"schema":%d`, Schema), fmt.Sprintf(`"schema":%d`, schema), 1)
+	for _, name := range []string{"low_ns", "high_ns", "level", "low", "high"} {
+		s = strings.ReplaceAll(s, `"pi_`+name+`"`, `"ci_`+name+`"`)
+	}
+	s = strings.ReplaceAll(s, `"ratio_pi_`, `"ratio_ci_`)
+	if strings.Contains(s, `"pi_`) || !strings.Contains(s, `"ci_level"`) {
+		t.Fatalf("asSchema: pi_ names left in %s", s)
+	}
+	return []byte(s)
+}
+
+// The current schema writes its intervals as pi_* (prediction intervals), never as the ci_* of schemas 1 to 4.
+func TestWritesPredictionIntervalNames(t *testing.T) {
+	data, err := os.ReadFile(writeTemp(t, sample()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	for _, want := range []string{fmt.Sprintf(`"schema": %d`, Schema), `"pi_low_ns": 10`, `"pi_high_ns": 12`, `"pi_level": 0.75`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("written artifact has no %s", want)
+		}
+	}
+	if strings.Contains(s, `"ci_`) {
+		t.Errorf("written artifact has a ci_ field:\n%s", s)
+	}
+}
+
+// A schema 4 artifact's ci_* fields read as the current pi_* ones: a case of one process keeps its interval, and one
+// of several has both intervals recomputed from its processes by this version's rules.
+func TestReadsSchema4(t *testing.T) {
+	a, err := Parse(asSchema(t, sample(), SchemaV4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := a.Case("ref_js_loop")
+	if a.Schema != Schema || ref.PILowNs != 10 || ref.PIHighNs != 12 || ref.PILevel != 0.75 {
+		t.Fatalf("converted: schema %d, interval %v..%v at %v; want %d, 10..12 at 0.75", a.Schema, ref.PILowNs, ref.PIHighNs, ref.PILevel, Schema)
+	}
+
+	a = two()
+	c := &a.Cases[1]
+	r2 := 66.0 / 13
+	c.Processes = append(c.Processes, CaseProcess{Process: 1, Iterations: 100, SamplesNs: []float64{60, 66, 72}, MedianNs: 66,
+		RefSamplesNs: []float64{12, 13, 14}, RefMedianNs: 13, RatioToRef: &r2})
+	a.Processes = append(a.Processes, Process{Seq: 1, CaseOrder: []string{"callback"}, Protocol: 2})
+	c.SamplesNs = append(c.SamplesNs, 60, 66, 72)
+	c.MedianNs, c.PILowNs, c.PIHighNs = 55, 55, 55 // the median of 44 and 66, with a stale interval of none
+	lo, hi := 4.3, 4.3
+	c.RatioPILow, c.RatioPIHigh = &lo, &hi
+	got, err := Parse(asSchema(t, a, SchemaV4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := got.Case("callback")
+	want := stats.PredictionInterval([]float64{44, 66}, 0.75)
+	if g.PILowNs != want.Low || g.PIHighNs != want.High || !(want.Low < 55 && 55 < want.High) {
+		t.Errorf("interval %v..%v, want it recomputed: %v..%v", g.PILowNs, g.PIHighNs, want.Low, want.High)
+	}
+	wantRatio := stats.LeastOverLeast(g.ProcessSamples(), 0.75)
+	if g.RatioPILow == nil || *g.RatioPILow != wantRatio.Low || *g.RatioPIHigh != wantRatio.High || !(wantRatio.Low < 4.3) {
+		t.Errorf("ratio interval %v..%v, want it recomputed: %v..%v", g.RatioPILow, g.RatioPIHigh, wantRatio.Low, wantRatio.High)
+	}
+}
+
+// Every artifact committed to the repository (reports and test data, of schemas 1 and 4) still loads, as the current
+// schema, with the interval levels it stored.
+func TestReadsCommittedArtifacts(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"../docs/reports/bench/*.json", "../docs/reports/bench/*/*.json", "../docs/reports/bench/*/*/*.json", "../reports/testdata/*.json"} {
+		m, _ := filepath.Glob(pattern)
+		files = append(files, m...)
+	}
+	if len(files) < 10 {
+		t.Fatalf("found %d committed artifacts, want the reports' and the test data's", len(files))
+	}
+	schemas := map[int]bool{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw struct {
+			Schema int           `json:"schema"`
+			Cases  []v4Intervals `json:"cases"`
+		}
+		if err := json.Unmarshal(data, &raw); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		schemas[raw.Schema] = true
+		a, err := Read(f)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if a.Schema != Schema || len(a.Cases) != len(raw.Cases) {
+			t.Errorf("%s: schema %d, %d cases; want %d, %d", f, a.Schema, len(a.Cases), Schema, len(raw.Cases))
+			continue
+		}
+		for i, c := range a.Cases {
+			if c.PILevel != raw.Cases[i].CILevel || (len(c.Processes) == 1 && c.PILowNs != raw.Cases[i].CILowNs) {
+				t.Errorf("%s: %s: interval %v..%v at %v, stored as ci_* %+v", f, c.Name, c.PILowNs, c.PIHighNs, c.PILevel, raw.Cases[i])
+			}
+		}
+	}
+	if !schemas[SchemaV1] || !schemas[SchemaV4] {
+		t.Errorf("committed artifacts of schemas %v; the test means to read schemas 1 and 4", schemas)
 	}
 }

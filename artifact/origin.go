@@ -79,24 +79,6 @@ func SameDevice(a, b *Artifact) bool {
 	return !slices.ContainsFunc(Differences(a, b), func(d Difference) bool { return d.Kind == DiffDevice })
 }
 
-// StateShift is how far apart the least ref_js_loop samples of two runs on one device may be before the readers warn
-// that one of them never ran at the other's speed. On this project's shared 2-core VM, in 20 of 22 groups of 5 runs
-// they were at most 1.19x apart; in the two where a slow spell covered whole runs, 1.47x and 1.60x (docs/gate.md).
-const StateShift = 1.25
-
-// LeastRefs returns the least ref_js_loop sample of a and of b, and whether the two come from one device and are
-// more than StateShift apart: the slower run then never reached the other's speed, and in a state that slow the
-// ratios change too (docs/gate.md), so comparing their ratios can show a change that is not there or hide one that
-// is. Without a ref on both sides, both are 0 and apart is false.
-func LeastRefs(a, b *Artifact) (la, lb float64, apart bool) {
-	ra, rb := a.Case(refCase), b.Case(refCase)
-	if ra == nil || rb == nil || len(ra.SamplesNs) == 0 || len(rb.SamplesNs) == 0 {
-		return 0, 0, false
-	}
-	la, lb = slices.Min(ra.SamplesNs), slices.Min(rb.SamplesNs)
-	return la, lb, la > 0 && lb > 0 && max(la/lb, lb/la) > StateShift && SameDevice(a, b)
-}
-
 // Describe says what ds are, for a warning line: every difference of the first kind that ds has, the others by
 // kind: "different CPUs (Intel Xeon, AMD EPYC 7B13), kernels (6.1, 6.12), and different builds". A reader learns
 // first why the raw times do not compare, without a line of compiler flags that follow from it.

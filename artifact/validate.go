@@ -44,8 +44,8 @@ func (a *Artifact) validateDerived() error {
 		if c.Iterations < 0 {
 			return fmt.Errorf("%s: field \"iterations\" is %d, want a positive count", where, c.Iterations)
 		}
-		if c.CILevel < 0 || c.CILevel > 1 {
-			return fmt.Errorf("%s: field \"ci_level\" is %v, want a level between 0 and 1", where, c.CILevel)
+		if c.PILevel < 0 || c.PILevel > 1 {
+			return fmt.Errorf("%s: field \"pi_level\" is %v, want a level between 0 and 1", where, c.PILevel)
 		}
 		// An instruction count of 0 is a count that failed: as ref_js_loop's, it would make every ratio infinite
 		// and every case "improved".
@@ -99,7 +99,7 @@ func checkRatios(c Case, ref *Case) error {
 		if !(p.RefMedianNs > 0) {
 			return fmt.Errorf("processes[%d]: field \"ratio_to_ref\" is %v, but ref_median_ns is %v", j, *p.RatioToRef, p.RefMedianNs)
 		}
-		if want := p.MedianNs / p.RefMedianNs; !near(*p.RatioToRef, want) {
+		if want := stats.Ratio(p.MedianNs, p.RefMedianNs); !near(*p.RatioToRef, want) {
 			return fmt.Errorf("processes[%d]: field \"ratio_to_ref\" is %v, but median_ns over ref_median_ns is %v", j, *p.RatioToRef, want)
 		}
 	}
@@ -113,11 +113,11 @@ func checkRatios(c Case, ref *Case) error {
 	if len(c.ProcessRatios()) == 0 {
 		return fmt.Errorf("field \"ratio_to_ref\" is %v, but no process has a ratio_to_ref", got)
 	}
-	if want := c.BestRatio(0).Ratio; !near(got, want) {
+	if want := stats.LeastOverLeast(c.ProcessSamples(), 0).Ratio; !near(got, want) {
 		return fmt.Errorf("field \"ratio_to_ref\" is %v, but the least processes[].samples_ns over the least processes[].ref_samples_ns is %v", got, want)
 	}
-	if lo, hi := c.RatioCILow, c.RatioCIHigh; (lo != nil && *lo > got) || (hi != nil && *hi < got) {
-		return fmt.Errorf("field \"ratio_to_ref\" is %v, outside its interval ratio_ci_low..ratio_ci_high", got)
+	if lo, hi := c.RatioPILow, c.RatioPIHigh; (lo != nil && *lo > got) || (hi != nil && *hi < got) {
+		return fmt.Errorf("field \"ratio_to_ref\" is %v, outside its interval ratio_pi_low..ratio_pi_high", got)
 	}
 	return nil
 }

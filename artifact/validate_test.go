@@ -1,7 +1,6 @@
 package artifact
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -19,7 +18,7 @@ func two() *Artifact {
 	a.Cases[0].InstructionsPerOp = &ref
 	pr := 4.0 // the process's median 44 over its ref median 11
 	a.Cases = append(a.Cases, Case{Name: "callback", Crossing: true, Iterations: 100, SamplesNs: []float64{43, 44, 45},
-		MedianNs: 44, CILowNs: 43, CIHighNs: 45, CILevel: 0.75, RatioToRef: &r, CrossingsPerMs: &x, InstructionsPerOp: &n,
+		MedianNs: 44, PILowNs: 43, PIHighNs: 45, PILevel: 0.75, RatioToRef: &r, CrossingsPerMs: &x, InstructionsPerOp: &n,
 		Processes: []CaseProcess{{Iterations: 100, SamplesNs: []float64{43, 44, 45}, MedianNs: 44,
 			RefSamplesNs: []float64{10, 11, 12}, RefMedianNs: 11, RatioToRef: &pr}}})
 	return a
@@ -40,9 +39,9 @@ func TestValidateNumbers(t *testing.T) {
 			`processes[0]: field "ratio_to_ref" is 4, but ref_median_ns is 0`},
 		{"ref median that is not its samples'", func(a *Artifact) { a.Cases[1].Processes[0].RefMedianNs = 12 },
 			`processes[0]: field "ref_median_ns" is 12, but the median of its ref_samples_ns is 11`},
-		{"ratio outside its interval", func(a *Artifact) { lo, hi := 4.5, 5.0; a.Cases[1].RatioCILow, a.Cases[1].RatioCIHigh = &lo, &hi },
+		{"ratio outside its interval", func(a *Artifact) { lo, hi := 4.5, 5.0; a.Cases[1].RatioPILow, a.Cases[1].RatioPIHigh = &lo, &hi },
 			`field "ratio_to_ref" is 4.3, outside its interval`},
-		{"median that is not the processes'", func(a *Artifact) { a.Cases[1].MedianNs, a.Cases[1].CIHighNs = 45, 45 },
+		{"median that is not the processes'", func(a *Artifact) { a.Cases[1].MedianNs, a.Cases[1].PIHighNs = 45, 45 },
 			`cases[1] (callback): field "median_ns" is 45, but the median of processes[].median_ns is 44`},
 		{"process median that is not its samples'", func(a *Artifact) { a.Cases[1].Processes[0].MedianNs = 43 },
 			`cases[1] (callback): processes[0]: field "median_ns" is 43, but the median of its samples_ns is 44`},
@@ -59,7 +58,7 @@ func TestValidateNumbers(t *testing.T) {
 			`field "device.thermal[0].celsius" is NaN`},
 		{"infinite battery", func(a *Artifact) { v := math.Inf(-1); a.Device.Android = &Android{BatteryCelsius: &v} },
 			`field "device.android.battery_celsius" is -Inf`},
-		{"interval level over 1", func(a *Artifact) { a.Cases[1].CILevel = 2 }, `cases[1] (callback): field "ci_level" is 2`},
+		{"interval level over 1", func(a *Artifact) { a.Cases[1].PILevel = 2 }, `cases[1] (callback): field "pi_level" is 2`},
 		{"zero crossings per ms", func(a *Artifact) { *a.Cases[1].CrossingsPerMs = 0 }, `field "crossings_per_ms" is 0`},
 		{"negative iterations", func(a *Artifact) { a.Cases[1].Iterations = -1 }, `field "iterations" is -1`},
 	}
@@ -172,14 +171,10 @@ func TestReadConvertsSchema2Ratios(t *testing.T) {
 	a.Processes[1].Seq = 1
 	c.SamplesNs = append(c.SamplesNs, 79.2)
 	c.MedianNs = stats.Median(c.ProcessMedians())
-	c.CILowNs, c.CIHighNs = c.MedianNs, c.MedianNs
+	c.PILowNs, c.PIHighNs = c.MedianNs, c.MedianNs
 	median := stats.Median(c.ProcessRatios())
 	c.RatioToRef = &median
-	a.Schema = SchemaV2
-	data, err := json.Marshal(a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := asSchema(t, a, SchemaV2)
 	got, err := Parse(data)
 	if err != nil {
 		t.Fatal(err)
@@ -189,8 +184,8 @@ func TestReadConvertsSchema2Ratios(t *testing.T) {
 		t.Errorf("converted: schema %d, ratio %v; want %d and 43/10", got.Schema, g.RatioToRef, Schema)
 	}
 	// The stored interval (none: low = high = median) is recomputed over the two processes by this version's rule.
-	if want := stats.SummarizeProcesses(c.ProcessMedians(), c.CILevel); g.CILowNs != want.Low || g.CIHighNs != want.High || !(want.Low < want.High) {
-		t.Errorf("interval %v..%v, want %v..%v", g.CILowNs, g.CIHighNs, want.Low, want.High)
+	if want := stats.PredictionInterval(c.ProcessMedians(), c.PILevel); g.PILowNs != want.Low || g.PIHighNs != want.High || !(want.Low < want.High) {
+		t.Errorf("interval %v..%v, want %v..%v", g.PILowNs, g.PIHighNs, want.Low, want.High)
 	}
 	if !strings.Contains(string(data), fmt.Sprintf(`"ratio_to_ref":%v,`, median)) {
 		t.Fatalf("test data: no stored median ratio %v in %s", median, data)

@@ -56,7 +56,7 @@ type GateCase struct {
 	Skip bool `toml:"skip"`
 }
 
-// Guard is an absolute bound: case's median over ref_js_loop's must stay at most MaxRatioToRef, in every current
+// Guard is an absolute bound: case's ratio to ref_js_loop must stay at most MaxRatioToRef, in every current
 // artifact (or those of Target and Codec, when set).
 type Guard struct {
 	Case          string  `toml:"case"`

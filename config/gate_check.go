@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
@@ -21,7 +22,7 @@ func (g *Gate) check() error {
 	if err := checkEffects("gate", g.MinEffect, g.InstructionsThreshold, g.AllocationsThreshold); err != nil {
 		return err
 	}
-	if g.Metric != "" && g.Metric != "time" && g.Metric != "instructions" && g.Metric != "allocations" {
+	if g.Metric != "" && !slices.Contains(gate.Metrics, g.Metric) {
 		return fmt.Errorf("gate.metric is %q, want time, instructions or allocations", g.Metric)
 	}
 	for _, name := range slices.Sorted(maps.Keys(g.Cases)) {
@@ -56,4 +57,21 @@ func checkEffects(section string, minEffect, instructionsThreshold, allocationsT
 		return fmt.Errorf("%s.allocations_threshold is %v: %w", section, allocationsThreshold, err)
 	}
 	return nil
+}
+
+// Options converts the section into the gate's options, with the gate's defaults where it leaves a setting out.
+func (g Gate) Options() gate.Options {
+	o := gate.Options{Metric: g.Metric, Alpha: g.Alpha, MinEffect: g.MinEffect, InstructionsThreshold: g.InstructionsThreshold,
+		AllocationsThreshold: g.AllocationsThreshold}
+	if len(g.Cases) > 0 {
+		o.Cases = map[string]gate.CaseOptions{}
+		for name, c := range g.Cases {
+			o.Cases[name] = gate.CaseOptions{MinEffect: c.MinEffect, InstructionsThreshold: c.InstructionsThreshold,
+				AllocationsThreshold: c.AllocationsThreshold, Skip: c.Skip}
+		}
+	}
+	for _, gd := range g.Guards {
+		o.Guards = append(o.Guards, gate.Guard{Case: gd.Case, MaxRatioToRef: gd.MaxRatioToRef, Target: gd.Target, Codec: gd.Codec})
+	}
+	return o.WithDefaults()
 }

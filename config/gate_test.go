@@ -1,8 +1,12 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/bench-bridge/bench-bridge/gate"
+	"github.com/bench-bridge/bench-bridge/stats"
 )
 
 func TestParseGate(t *testing.T) {
@@ -60,5 +64,38 @@ func TestParseGateErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "b.toml") {
 			t.Errorf("%s: err %v, want b.toml: ...%s", tt.name, err, tt.want)
 		}
+	}
+}
+
+// The [gate] section converts into the gate's options, every setting carried over and the gate's defaults where the
+// section leaves one out.
+func TestGateOptions(t *testing.T) {
+	c, err := Parse("b.toml", `
+[gate]
+min_effect = 0.15
+
+[gate.cases.bytes_64k]
+min_effect = 0.30
+skip = true
+
+[[gate.guards]]
+case = "script_to_host_scalar"
+max_ratio_to_ref = 60
+target = "pi"
+codec = "json"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := c.Gate.Options()
+	want := gate.Options{Metric: gate.Time, Alpha: stats.DefaultAlpha, MinEffect: 0.15,
+		InstructionsThreshold: gate.DefaultInstructionsThreshold, AllocationsThreshold: gate.DefaultAllocationsThreshold,
+		Cases:  map[string]gate.CaseOptions{"bytes_64k": {MinEffect: 0.30, Skip: true}},
+		Guards: []gate.Guard{{Case: "script_to_host_scalar", MaxRatioToRef: 60, Target: "pi", Codec: "json"}}}
+	if !reflect.DeepEqual(o, want) {
+		t.Errorf("Options() = %+v\nwant %+v", o, want)
+	}
+	if empty := (Gate{}).Options(); !reflect.DeepEqual(empty, gate.Options{}.WithDefaults()) || empty.MinEffect != gate.DefaultMinEffect {
+		t.Errorf("an empty section: %+v, want the gate's defaults", empty)
 	}
 }

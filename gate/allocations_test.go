@@ -7,7 +7,6 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/config"
 )
 
 // withAllocations gives a's cases the allocations per op of counts.
@@ -27,7 +26,7 @@ func TestCompareAllocations(t *testing.T) {
 	// none, one in 64 ops more, one fewer.
 	c := withAllocations(fake(t, 2, 0.5, base), map[string]float64{cases.RefCase: 0, "script_to_host_scalar": 1,
 		"callback": 21.703125, "script_to_host_object": 91})
-	r, err := Compare(b, c, "b.json", "c.json", OptionsFrom(config.Gate{Metric: Allocations}))
+	r, err := Compare(b, c, "b.json", "c.json", Options{Metric: Allocations}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +38,8 @@ func TestCompareAllocations(t *testing.T) {
 		t.Errorf("allocations: p %v, change %v; want no test and the change in allocations per op", r.Cases[0].P, r.Cases[0].Change)
 	}
 	// A threshold, global or per case, lets small growth through.
-	o := OptionsFrom(config.Gate{Metric: Allocations, AllocationsThreshold: 0.5,
-		Cases: map[string]config.GateCase{"script_to_host_scalar": {AllocationsThreshold: 2}}})
+	o := Options{Metric: Allocations, AllocationsThreshold: 0.5,
+		Cases: map[string]CaseOptions{"script_to_host_scalar": {AllocationsThreshold: 2}}}.WithDefaults()
 	r, err = Compare(b, c, "b.json", "c.json", o)
 	if err != nil {
 		t.Fatal(err)
@@ -59,11 +58,11 @@ func TestCompareAllocations(t *testing.T) {
 	}
 
 	delete(counts, "callback")
-	r, _ = Compare(withAllocations(fake(t, 1, 0.02, base), counts), c, "b.json", "c.json", OptionsFrom(config.Gate{Metric: Allocations}))
+	r, _ = Compare(withAllocations(fake(t, 1, 0.02, base), counts), c, "b.json", "c.json", Options{Metric: Allocations}.WithDefaults())
 	if got := verdicts(r); got["callback"] != Missing {
 		t.Errorf("callback without a baseline count: %v, want missing", got["callback"])
 	}
-	if _, err := Compare(fake(t, 1, 0.02, base), c, "b.json", "c.json", OptionsFrom(config.Gate{Metric: Allocations})); err == nil ||
+	if _, err := Compare(fake(t, 1, 0.02, base), c, "b.json", "c.json", Options{Metric: Allocations}.WithDefaults()); err == nil ||
 		!strings.Contains(err.Error(), "b.json: no allocation counts") {
 		t.Errorf("baseline without counts: err %v", err)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
@@ -39,7 +38,7 @@ const (
 	DefaultAllocationsThreshold = 0
 )
 
-// Options are the gate's thresholds, from the config's [gate] section.
+// Options are the gate's thresholds (the config's [gate] section converts into them).
 type Options struct {
 	Metric                string
 	Alpha                 float64
@@ -47,14 +46,30 @@ type Options struct {
 	InstructionsThreshold float64
 	// AllocationsThreshold is the least growth in allocations per op that counts, absolute (0: any growth).
 	AllocationsThreshold float64
-	Cases                map[string]config.GateCase
-	Guards               []config.Guard
+	Cases                map[string]CaseOptions
+	Guards               []Guard
 }
 
-// OptionsFrom fills the defaults in where the config leaves a setting out.
-func OptionsFrom(g config.Gate) Options {
-	o := Options{Metric: g.Metric, Alpha: g.Alpha, MinEffect: g.MinEffect, InstructionsThreshold: g.InstructionsThreshold,
-		AllocationsThreshold: g.AllocationsThreshold, Cases: g.Cases, Guards: g.Guards}
+// CaseOptions override the gate's thresholds for one case; zero leaves the gate's own.
+type CaseOptions struct {
+	MinEffect             float64
+	InstructionsThreshold float64
+	AllocationsThreshold  float64
+	// Skip leaves the case out of the gate (still shown).
+	Skip bool
+}
+
+// Guard is an absolute bound: Case's ratio to ref_js_loop must stay at most MaxRatioToRef, in every current artifact
+// (or those of Target and Codec, when set).
+type Guard struct {
+	Case          string
+	MaxRatioToRef float64
+	Target        string
+	Codec         string
+}
+
+// WithDefaults returns o with the defaults filled in where it leaves a setting at zero.
+func (o Options) WithDefaults() Options {
 	if o.Metric == "" {
 		o.Metric = Time
 	}
@@ -278,15 +293,24 @@ func Compare(base, cur *artifact.Artifact, baseFile, curFile string, o Options) 
 	return r, nil
 }
 
+// stateShift compares the least ref_js_loop samples of base and cur when they come from one device
+// (stats.StateShift); on two devices their speeds differ for other reasons, and nothing is shifted.
+func stateShift(base, cur *artifact.Artifact) stats.Shift {
+	s := stats.StateShift(base.RefSamples(), cur.RefSamples(), stats.DefaultStateShift)
+	s.Shifted = s.Shifted && artifact.SameDevice(base, cur)
+	return s
+}
+
 // refNote says how fast ref_js_loop ran in each run: the machine's speed, which every ratio divides out. When one
-// run never reached the other's speed on one device (artifact.LeastRefs), it warns instead, naming the slow side:
-// a slow baseline can hide a regression, a slow current run flag a case that did not change.
+// run never reached the other's speed on one device (stateShift), it warns instead, naming the slow side: a slow
+// baseline can hide a regression, a slow current run flag a case that did not change.
 func refNote(base, cur *artifact.Artifact) string {
-	lb, lc, apart := artifact.LeastRefs(base, cur)
-	if !apart {
-		b, c := base.Case(cases.RefCase), cur.Case(cases.RefCase)
+	shift := stateShift(base, cur)
+	lb, lc := shift.LeastA, shift.LeastB
+	if !shift.Shifted {
+		b, c := base.RefMedian(), cur.RefMedian()
 		return fmt.Sprintf("%s took %s/op in the current run, %s in the baseline (x%.2f): the machine's speed, taken "+
-			"out of every ratio", cases.RefCase, artifact.FormatNs(c.MedianNs), artifact.FormatNs(b.MedianNs), c.MedianNs/b.MedianNs)
+			"out of every ratio", cases.RefCase, artifact.FormatNs(c), artifact.FormatNs(b), stats.Ratio(c, b))
 	}
 	what := "The baseline never ran at the current run's speed, so a regression can hide behind it: measure a new " +
 		"baseline, or the two programs in one session (bench-bridge compare)."
@@ -296,7 +320,7 @@ func refNote(base, cur *artifact.Artifact) string {
 	}
 	return fmt.Sprintf("warning: %s's least sample was %s in the baseline and %s in the current run (x%.2f), on one "+
 		"device; in a state that slow the ratios change too (docs/gate.md). %s", cases.RefCase, artifact.FormatNs(lb),
-		artifact.FormatNs(lc), lc/lb, what)
+		artifact.FormatNs(lc), stats.Ratio(lc, lb), what)
 }
 
 // comparableCounts refuses instruction counts of different builds: another compiler or QuickJS counts differently.
@@ -374,20 +398,25 @@ func compareCase(base, cur *artifact.Artifact, name string, o Options) CaseResul
 	nb, res.Baseline = gateValues(base, b)
 	nc, res.Current = gateValues(cur, c)
 	cmp := stats.Compare(nb, nc, stats.Thresholds{Alpha: o.Alpha})
-	res.Change = res.Current/res.Baseline - 1
+	res.Change = stats.Change(res.Baseline, res.Current)
 	p := cmp.P
 	res.P = &p
 	if len(cmp.Warnings) > 0 {
 		res.Note = cmp.Warnings[0]
 	}
-	res.Verdict = Same
-	if cmp.Significant && math.Abs(res.Change) > res.Threshold {
-		res.Verdict = Regressed
-		if res.Change < 0 {
-			res.Verdict = Improved
-		}
-	}
+	res.Verdict = verdict(stats.UnpairedThresholds(o.Alpha, res.Threshold).Tested(res.Change, p))
 	return res
+}
+
+// verdict is the gate's word for the direction of a change that counts.
+func verdict(d stats.Direction) Verdict {
+	switch d {
+	case stats.Worse:
+		return Regressed
+	case stats.Better:
+		return Improved
+	}
+	return Same
 }
 
 // measuredInBoth finds name in both artifacts; when it is skipped, failed or missing, it returns the verdict that says
@@ -413,16 +442,10 @@ func compareInstructions(base, cur *artifact.Artifact, b, c *artifact.Case, res 
 		res.Verdict, res.Note = Missing, "no instruction count in both"
 		return res
 	}
-	res.Baseline = *b.InstructionsPerOp / *base.Case(cases.RefCase).InstructionsPerOp
-	res.Current = *c.InstructionsPerOp / *cur.Case(cases.RefCase).InstructionsPerOp
-	res.Change = res.Current/res.Baseline - 1
-	res.Verdict = Same
-	if math.Abs(res.Change) > res.Threshold {
-		res.Verdict = Regressed
-		if res.Change < 0 {
-			res.Verdict = Improved
-		}
-	}
+	res.Baseline = stats.Ratio(*b.InstructionsPerOp, *base.Case(cases.RefCase).InstructionsPerOp)
+	res.Current = stats.Ratio(*c.InstructionsPerOp, *cur.Case(cases.RefCase).InstructionsPerOp)
+	res.Change = stats.Change(res.Baseline, res.Current)
+	res.Verdict = verdict(stats.ChangeThresholds{Margin: res.Threshold}.Beyond(res.Change))
 	return res
 }
 
@@ -455,28 +478,22 @@ func compareAllocations(b, c *artifact.Case, res CaseResult) CaseResult {
 		return res
 	}
 	res.Baseline, res.Current, res.Change = *nb, *nc, *nc-*nb
-	res.Verdict = Same
-	switch {
-	case res.Change > res.Threshold:
-		res.Verdict = Regressed
-	case res.Change < -res.Threshold:
-		res.Verdict = Improved
-	}
+	res.Verdict = verdict(stats.ChangeThresholds{Margin: res.Threshold}.Beyond(res.Change))
 	return res
 }
 
-// gateValues are what the U test compares for case c of a (Artifact.RatioSamples) and the ratio it reports: the
-// case's ratio_to_ref over processes, or with one process (schema 1) its median over ref_js_loop's.
+// gateValues are what the U test compares for case c of a (stats.RatioValues) and the ratio it reports: the case's
+// ratio_to_ref over processes, or with one process (schema 1) its median over ref_js_loop's.
 func gateValues(a *artifact.Artifact, c *artifact.Case) ([]float64, float64) {
-	values := a.RatioSamples(c)
+	values := stats.RatioValues(c.ProcessRatios(), len(c.Processes), c.SamplesNs, a.RefMedian())
 	if len(c.Processes) >= 2 && len(values) == len(c.Processes) && c.RatioToRef != nil {
 		return values, *c.RatioToRef
 	}
-	return values, c.MedianNs / a.Case(cases.RefCase).MedianNs
+	return values, stats.Ratio(c.MedianNs, a.RefMedian())
 }
 
 // checkGuards checks the guards that apply to a.
-func checkGuards(a *artifact.Artifact, guards []config.Guard) []GuardResult {
+func checkGuards(a *artifact.Artifact, guards []Guard) []GuardResult {
 	out := []GuardResult{}
 	for _, g := range guards {
 		if (g.Target != "" && g.Target != a.Target) || (g.Codec != "" && g.Codec != a.Codec) {

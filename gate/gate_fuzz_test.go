@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/bench-bridge/bench-bridge/config"
 )
 
 // gateSeeds are artifacts for Load: a good one, and the broken values the issue names.
@@ -50,7 +48,7 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("the directory does not load when its files do: %v", err)
 		}
 		a := loaded[0].Artifact
-		r, err := Compare(a, a, file, file, OptionsFrom(config.Gate{}))
+		r, err := Compare(a, a, file, file, Options{}.WithDefaults())
 		if err == nil && len(r.Regressions()) > 0 {
 			t.Fatalf("an artifact regressed against itself: %v", r.Regressions())
 		}

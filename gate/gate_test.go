@@ -12,7 +12,6 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
@@ -35,7 +34,7 @@ func fake(t *testing.T, seed uint64, noise float64, medians map[string]float64) 
 			c.Processes = append(c.Processes, artifact.CaseProcess{Process: p, SamplesNs: []float64{s}, MedianNs: s})
 		}
 		s := stats.Summarize(c.SamplesNs, 0.95)
-		c.MedianNs, c.CILowNs, c.CIHighNs = s.Median, s.Low, s.High
+		c.MedianNs, c.PILowNs, c.PIHighNs = s.Median, s.Low, s.High
 		a.Cases = append(a.Cases, c)
 	}
 	for p := range 10 {
@@ -49,7 +48,7 @@ func fake(t *testing.T, seed uint64, noise float64, medians map[string]float64) 
 				c.Processes[p].RefMedianNs, c.Processes[p].RatioToRef = ref.Processes[p].MedianNs, &rp
 			}
 			// As the runner computes it (and artifact.Validate checks it).
-			v := c.BestRatio(0).Ratio
+			v := stats.LeastOverLeast(c.ProcessSamples(), 0).Ratio
 			c.RatioToRef = &v
 		}
 	}
@@ -78,7 +77,7 @@ func scaled(m map[string]float64, by map[string]float64) map[string]float64 {
 }
 
 func TestCompareTime(t *testing.T) {
-	o := OptionsFrom(config.Gate{})
+	o := Options{}.WithDefaults()
 	tests := []struct {
 		name string
 		cur  map[string]float64
@@ -115,7 +114,7 @@ func TestCompareTime(t *testing.T) {
 func TestMinimumEffectAndOverride(t *testing.T) {
 	cur := scaled(base, map[string]float64{"script_to_host_scalar": 1.06, "callback": 1.06})
 	b, c := fake(t, 1, 0.005, base), fake(t, 2, 0.005, cur)
-	o := OptionsFrom(config.Gate{Cases: map[string]config.GateCase{"callback": {MinEffect: 0.03}, "script_to_host_object": {Skip: true}}})
+	o := Options{Cases: map[string]CaseOptions{"callback": {MinEffect: 0.03}, "script_to_host_object": {Skip: true}}}.WithDefaults()
 	r, err := Compare(b, c, "b", "c", o)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +135,7 @@ func TestNoisyChangeIsNotARegression(t *testing.T) {
 	sc := c.Case("script_to_host_scalar")
 	// Two samples far off: the median moves little and the U test sees no shift.
 	sc.SamplesNs[0], sc.SamplesNs[1] = 5000, 6000
-	r, err := Compare(b, c, "b", "c", OptionsFrom(config.Gate{}))
+	r, err := Compare(b, c, "b", "c", Options{}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +156,7 @@ func withInstructions(a *artifact.Artifact, counts map[string]float64) *artifact
 
 func TestCompareInstructions(t *testing.T) {
 	counts := map[string]float64{cases.RefCase: 451, "script_to_host_scalar": 19041, "callback": 18860, "script_to_host_object": 83650}
-	o := OptionsFrom(config.Gate{Metric: Instructions})
+	o := Options{Metric: Instructions}.WithDefaults()
 	b := withInstructions(fake(t, 1, 0.02, base), counts)
 	// Times that say nothing (noise 50%) do not matter: the counts decide.
 	c := withInstructions(fake(t, 2, 0.5, base), scaled(counts, map[string]float64{"script_to_host_scalar": 1.02, "callback": 1.005}))
@@ -183,11 +182,11 @@ func TestCompareInstructions(t *testing.T) {
 }
 
 func TestGuards(t *testing.T) {
-	o := OptionsFrom(config.Gate{Guards: []config.Guard{
+	o := Options{Guards: []Guard{
 		{Case: "script_to_host_scalar", MaxRatioToRef: 40},
 		{Case: "callback", MaxRatioToRef: 60},
 		{Case: "callback", MaxRatioToRef: 1, Target: "android"}, // another target's bound
-	}})
+	}}.WithDefaults()
 	r, err := Compare(fake(t, 1, 0.01, base), fake(t, 2, 0.01, base), "b", "c", o)
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +206,7 @@ func TestGuards(t *testing.T) {
 }
 
 func TestConfirm(t *testing.T) {
-	o := OptionsFrom(config.Gate{})
+	o := Options{}.WithDefaults()
 	b := fake(t, 1, 0.02, base)
 	worse := scaled(base, map[string]float64{"script_to_host_scalar": 1.3, "callback": 1.3})
 	r, err := Compare(b, fake(t, 2, 0.02, worse), "b", "c", o)
@@ -231,7 +230,7 @@ func TestConfirm(t *testing.T) {
 func TestFailedCaseRegresses(t *testing.T) {
 	c := fake(t, 2, 0.02, map[string]float64{cases.RefCase: 25, "callback": 1250, "script_to_host_object": 6000})
 	c.Failures = []artifact.Failure{{Name: "script_to_host_scalar", Reason: "killed by signal SIGSEGV"}}
-	r, err := Compare(fake(t, 1, 0.02, base), c, "b", "c", OptionsFrom(config.Gate{}))
+	r, err := Compare(fake(t, 1, 0.02, base), c, "b", "c", Options{}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +238,7 @@ func TestFailedCaseRegresses(t *testing.T) {
 		t.Errorf("crashed case: %s, want failed", v)
 	}
 	c.Complete = false
-	r, _ = Compare(fake(t, 1, 0.02, base), c, "b", "c", OptionsFrom(config.Gate{}))
+	r, _ = Compare(fake(t, 1, 0.02, base), c, "b", "c", Options{}.WithDefaults())
 	if !strings.Contains(strings.Join(r.Notes, "\n"), "c is an incomplete run: 3 cases measured, 1 failed") {
 		t.Errorf("notes %v", r.Notes)
 	}
@@ -247,7 +246,7 @@ func TestFailedCaseRegresses(t *testing.T) {
 
 func TestNoRef(t *testing.T) {
 	c := fake(t, 2, 0.02, map[string]float64{"callback": 1250})
-	if _, err := Compare(fake(t, 1, 0.02, base), c, "b.json", "c.json", OptionsFrom(config.Gate{})); err == nil || !strings.Contains(err.Error(), "c.json: no ref_js_loop") {
+	if _, err := Compare(fake(t, 1, 0.02, base), c, "b.json", "c.json", Options{}.WithDefaults()); err == nil || !strings.Contains(err.Error(), "c.json: no ref_js_loop") {
 		t.Errorf("err %v", err)
 	}
 }
@@ -310,7 +309,7 @@ func TestLoadAndMatchDirectories(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	o := OptionsFrom(config.Gate{Guards: []config.Guard{{Case: "callback", MaxRatioToRef: 100}}})
+	o := Options{Guards: []Guard{{Case: "callback", MaxRatioToRef: 100}}}.WithDefaults()
 	r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, scaled(base, map[string]float64{"callback": 1.3})), "b.json", "c.json", o)
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +348,7 @@ func TestRefNoteWarnsOfAnotherState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Compare(tt.base, tt.cur, "base.json", "cur.json", OptionsFrom(config.Gate{}))
+			r, err := Compare(tt.base, tt.cur, "base.json", "cur.json", Options{}.WithDefaults())
 			if err != nil {
 				t.Fatal(err)
 			}

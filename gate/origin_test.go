@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/config"
 )
 
 // Options that would switch the gate off are an error, not a pass: a case three times slower used to pass with a
@@ -25,17 +24,17 @@ func TestCompareRefusesThresholdsThatSwitchItOff(t *testing.T) {
 		{"NaN minimum effect", func(o *Options) { o.MinEffect = math.NaN() }, "gate: minimum effect NaN"},
 		{"NaN instructions threshold", func(o *Options) { o.InstructionsThreshold = math.NaN() }, "gate: instructions threshold NaN"},
 		{"infinite case override", func(o *Options) {
-			o.Cases = map[string]config.GateCase{"script_to_host_scalar": {MinEffect: math.Inf(1)}}
+			o.Cases = map[string]CaseOptions{"script_to_host_scalar": {MinEffect: math.Inf(1)}}
 		}, "gate: minimum effect of script_to_host_scalar +Inf"},
 	}
-	o := OptionsFrom(config.Gate{})
+	o := Options{}.WithDefaults()
 	r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, slow), "b.json", "c.json", o)
 	if err != nil || verdicts(r)["script_to_host_scalar"] != Regressed {
 		t.Fatalf("3x slower with the defaults: %v, %v", err, r)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := OptionsFrom(config.Gate{})
+			o := Options{}.WithDefaults()
 			tt.change(&o)
 			_, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, slow), "b.json", "c.json", o)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -50,7 +49,7 @@ func TestCompareRefusesAZeroReferenceCount(t *testing.T) {
 	counts := map[string]float64{cases.RefCase: 451, "script_to_host_scalar": 19041}
 	b := withInstructions(fake(t, 1, 0.02, base), counts)
 	c := withInstructions(fake(t, 2, 0.02, base), scaled(counts, map[string]float64{cases.RefCase: 0}))
-	_, err := Compare(b, c, "b.json", "c.json", OptionsFrom(config.Gate{Metric: Instructions}))
+	_, err := Compare(b, c, "b.json", "c.json", Options{Metric: Instructions}.WithDefaults())
 	if err == nil || !strings.Contains(err.Error(), `c.json: ref_js_loop: field "instructions_per_op" is 0, want a positive count`) {
 		t.Errorf("err %v", err)
 	}
@@ -62,7 +61,7 @@ func TestCompareNamesDifferentOriginsAndEmulation(t *testing.T) {
 	b, c := fake(t, 1, 0.02, base), fake(t, 2, 0.02, base)
 	b.Device.CPUModel, c.Device.CPUModel = "Intel Xeon Processor", "AMD EPYC 7B13"
 	c.Device.Emulated, c.Device.EmulatedReason = true, "arm program on an x86_64 kernel"
-	r, err := Compare(b, c, "A.json", "B.json", OptionsFrom(config.Gate{}))
+	r, err := Compare(b, c, "A.json", "B.json", Options{}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +89,7 @@ func TestCompareNamesDifferentOriginsAndEmulation(t *testing.T) {
 	}
 
 	// The same device: no warning.
-	r, _ = Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, base), "A.json", "B.json", OptionsFrom(config.Gate{}))
+	r, _ = Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, base), "A.json", "B.json", Options{}.WithDefaults())
 	for _, n := range r.Notes {
 		if strings.HasPrefix(n, "warning: ") {
 			t.Errorf("same device: %q", n)

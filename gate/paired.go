@@ -12,9 +12,7 @@ import (
 // processes alternated, so process i of one ran next to process i of the other and the pair shares the machine's
 // state of that moment. Each case's change is the median over the process pairs of the ratio of their
 // ratio_to_ref, with a sign test (stats.PairedRatio), and a case regresses when the test is significant at the
-// alpha and the change is more than half the minimum effect: the midpoint between no change and the smallest change
-// the gate must catch, so that a change of the minimum effect is caught even when it measures a little low, and no
-// change is not (docs/gate.md).
+// alpha and the change is more than stats.PairedEffectShare of the minimum effect (stats.PairedThresholds).
 func ComparePaired(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*Result, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -54,28 +52,15 @@ func pairedCase(base, cur *artifact.Artifact, name string, o Options) CaseResult
 	if b.RatioToRef != nil && c.RatioToRef != nil {
 		res.Baseline, res.Current = *b.RatioToRef, *c.RatioToRef
 	}
-	p, err := stats.PairedRatio(xs, ys, 0.95)
+	p, err := stats.PairedRatio(xs, ys, stats.Level)
 	if err != nil {
 		res.Note = err.Error()
 		return res
 	}
 	res.Change, res.P = p.Ratio-1, &p.P
 	res.Low, res.High = p.Low-1, p.High-1
-	res.Verdict = pairedVerdict(p, res.Threshold, o.Alpha)
+	res.Verdict = verdict(stats.PairedThresholds(o.Alpha, res.Threshold).Tested(res.Change, p.P))
 	return res
-}
-
-// pairedVerdict is the rule of ComparePaired: significant, and more than half the threshold on its side.
-func pairedVerdict(p stats.Paired, threshold, alpha float64) Verdict {
-	switch {
-	case !stats.Significant(p.P, alpha):
-		return Same
-	case p.Ratio-1 > threshold/2:
-		return Regressed
-	case 1-p.Ratio > threshold/2:
-		return Improved
-	}
-	return Same
 }
 
 // PairedValues returns the ratio_to_ref of the processes both cases have, matched by process index: compare
@@ -117,7 +102,7 @@ func ConfirmPaired(r, paired *Result, rerunFile string) {
 		case c.Rerun == nil:
 			c.Verdict = Unconfirmed
 		case c.Rerun.Verdict == Failed:
-		case c.Rerun.Verdict != Regressed || c.Rerun.Change <= c.Rerun.Threshold:
+		case c.Rerun.Verdict != Regressed || stats.UnpairedThresholds(paired.Alpha, c.Rerun.Threshold).Beyond(c.Rerun.Change) != stats.Worse:
 			c.Verdict = Unconfirmed
 		}
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/config"
 )
 
 // sessionPair makes two artifacts of one session whose processes share a drift (the machine of that moment) and
@@ -44,7 +43,7 @@ func sessionPair(seed uint64, change, noise float64) (*artifact.Artifact, *artif
 }
 
 func TestComparePaired(t *testing.T) {
-	o := OptionsFrom(config.Gate{})
+	o := Options{}.WithDefaults()
 	for seed := range uint64(20) {
 		a, b := sessionPair(seed, 0.10, 0.02)
 		res, err := ComparePaired(a, b, "a.json", "b.json", o)
@@ -96,7 +95,7 @@ func TestComparePairedNamesTooFewPairs(t *testing.T) {
 			art.Cases[i].Processes = art.Cases[i].Processes[:5]
 		}
 	}
-	res, err := ComparePaired(a, b, "a.json", "b.json", OptionsFrom(config.Gate{}))
+	res, err := ComparePaired(a, b, "a.json", "b.json", Options{}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

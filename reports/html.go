@@ -26,9 +26,9 @@ figure svg { max-width: 100%; height: auto; }
 </head>
 <body>
 <h1>bench-bridge</h1>
-<p>Times per op; ×ref is the median over <code>ref_js_loop</code>'s in the same artifact; "vs" is the ratio of medians
+<p>Times per op; ×ref is the least sample over the least <code>ref_js_loop</code> sample measured beside it, in the same artifact; "vs" is the ratio of medians
 against the first artifact (of ×ref where the two differ in device, engine or build), with the Mann-Whitney U test's
-p-value ("~": not significant at {{.Alpha}}; "-": no test, the devices differ). "-" in the interval column: no 95%
+p-value ("~": not significant at {{.Alpha}}; "-": no test, the devices differ). "-" in the interval column: no {{.Level}}%
 interval.</p>
 <table>
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
@@ -55,7 +55,9 @@ func renderHTML(w io.Writer, t *Table) error {
 		Chart   template.HTML
 		Notes   []string
 		Alpha   float64
-	}{Columns: t.Columns, Header: t.header(), Frame: t.frameLine(), Notes: t.footNotes(), Alpha: stats.DefaultAlpha}
+		Level   float64 // in per cent
+	}{Columns: t.Columns, Header: t.header(), Frame: t.frameLine(), Notes: t.footNotes(), Alpha: stats.DefaultAlpha,
+		Level: 100 * stats.Level}
 	for _, r := range t.Rows {
 		data.Rows = append(data.Rows, t.cells(r))
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/gate"
 )
 
@@ -64,7 +63,7 @@ func TestSameOriginComparesTimes(t *testing.T) {
 func TestNoIntervalIsADash(t *testing.T) {
 	one := func(name string) artifact.Case {
 		r := 1.0
-		return artifact.Case{Name: name, SamplesNs: []float64{20}, MedianNs: 20, CILowNs: 20, CIHighNs: 20, CILevel: 0, RatioToRef: &r}
+		return artifact.Case{Name: name, SamplesNs: []float64{20}, MedianNs: 20, PILowNs: 20, PIHighNs: 20, PILevel: 0, RatioToRef: &r}
 	}
 	a := &artifact.Artifact{Target: "linux", Program: artifact.ProgramFloor, Complete: true,
 		Cases:    []artifact.Case{one("ref_js_loop"), one("callback"), one("script_to_host_scalar")},
@@ -126,7 +125,7 @@ func TestRatioTestIsTheGates(t *testing.T) {
 	if got := table.Columns[1].VsFirst; got != ByRatio {
 		t.Fatalf("compared by %q, want %q", got, ByRatio)
 	}
-	res, err := gate.Compare(arts[0], arts[1], files[0], files[1], gate.OptionsFrom(config.Gate{}))
+	res, err := gate.Compare(arts[0], arts[1], files[0], files[1], gate.Options{}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

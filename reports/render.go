@@ -14,6 +14,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/internal/textsafe"
+	"github.com/bench-bridge/bench-bridge/stats"
 )
 
 // Formats lists the formats Export writes: the table's views and the exporters.
@@ -61,7 +62,7 @@ func exportJSON(w io.Writer, arts []*artifact.Artifact, files []string) error {
 func (t *Table) header() []string {
 	h := []string{"case"}
 	for i, c := range t.Columns {
-		h = append(h, c.Label+" ns/op", "95% interval", "×ref", "per ms")
+		h = append(h, c.Label+" ns/op", fmt.Sprintf("%.0f%% interval", 100*stats.Level), "×ref", "per ms")
 		if t.hasInstructions() {
 			h = append(h, "instr/op")
 		}
@@ -129,13 +130,14 @@ func (t *Table) cells(r Row) []string {
 	return out
 }
 
-// interval shows the median's confidence interval as benchstat does: ± the larger relative distance; "-" when the
-// artifact has no interval at Level (never ±0% for an interval that was not computed).
+// interval shows the median's prediction interval as benchstat shows an interval: ± the larger relative distance
+// (stats.Prediction.Spread); "-" when the artifact has no interval at stats.Level (never ±0% for an interval that
+// was not computed).
 func interval(c Cell) string {
 	if c.MedianNs == 0 || !c.HasInterval() {
 		return "-"
 	}
-	spread := math.Max(c.MedianNs-c.CILowNs, c.CIHighNs-c.MedianNs) / c.MedianNs
+	spread := stats.Prediction{Median: c.MedianNs, Low: c.PILowNs, High: c.PIHighNs}.Spread()
 	return fmt.Sprintf("±%.0f%%", 100*spread)
 }
 
@@ -292,7 +294,7 @@ func (t *Table) footNotes() []string {
 func exportCSV(w io.Writer, arts []*artifact.Artifact, files []string) error {
 	t := Build(arts, files)
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"case", "crossing", "artifact", "median_ns", "ci_low_ns", "ci_high_ns", "ratio_to_ref",
+	cw.Write([]string{"case", "crossing", "artifact", "median_ns", "pi_low_ns", "pi_high_ns", "ratio_to_ref",
 		"crossings_per_ms", "vs_first", "vs_first_by", "p_value", "failed", "emulated"})
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	opt := func(v *float64) string {
@@ -316,7 +318,7 @@ func exportCSV(w io.Writer, arts []*artifact.Artifact, files []string) error {
 			if !c.Missing {
 				rec[3] = num(c.MedianNs)
 				if c.HasInterval() {
-					rec[4], rec[5] = num(c.CILowNs), num(c.CIHighNs)
+					rec[4], rec[5] = num(c.PILowNs), num(c.PIHighNs)
 				}
 				rec[6], rec[7], rec[8], rec[10] = opt(c.RatioToRef), opt(c.CrossingsPerMs), opt(c.VsFirst), opt(c.PValue)
 				if c.VsFirst != nil {

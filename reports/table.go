@@ -54,10 +54,11 @@ type Cell struct {
 	Missing  bool    `json:"missing,omitempty"`
 	Failed   string  `json:"failed,omitempty"`
 	MedianNs float64 `json:"median_ns,omitempty"`
-	// CILowNs and CIHighNs bound the median's interval at Level; both 0 when the artifact has no such interval.
-	CILowNs        float64  `json:"ci_low_ns,omitempty"`
-	CIHighNs       float64  `json:"ci_high_ns,omitempty"`
-	CILevel        float64  `json:"ci_level,omitempty"`
+	// PILowNs and PIHighNs bound the median's prediction interval (the artifact's) at stats.Level; both 0 when the
+	// artifact has no such interval.
+	PILowNs        float64  `json:"pi_low_ns,omitempty"`
+	PIHighNs       float64  `json:"pi_high_ns,omitempty"`
+	PILevel        float64  `json:"pi_level,omitempty"`
 	RatioToRef     *float64 `json:"ratio_to_ref,omitempty"`
 	CrossingsPerMs *float64 `json:"crossings_per_ms,omitempty"`
 	// Against the first column (absent in the first column itself), as the column's VsFirst says: the ratio of
@@ -78,10 +79,6 @@ const (
 	ByTime  = "ns/op"        // the same device, engine and build: the ratio of medians, the U test on the samples
 	ByRatio = "ratio_to_ref" // anything else: the ratio of ratios to ref_js_loop; the U test only on the same device
 )
-
-// Level is the confidence of the intervals the table shows; an artifact's interval of a lower level (too few
-// samples) is not shown.
-const Level = 0.95
 
 // Build makes the table for artifacts read from files (files[i] is where arts[i] came from).
 func Build(arts []*artifact.Artifact, files []string) *Table {
@@ -166,20 +163,24 @@ func originWarning(first, file string, ds []artifact.Difference) string {
 	return fmt.Sprintf("%s and %s come from %s: %s", first, file, artifact.Describe(ds), how)
 }
 
-// stateWarning is one line when a and b, from one device, did not run at one speed (artifact.LeastRefs): their
-// ratios then differ by more than the machine's speed, and the comparison can show a change that is not there.
+// stateWarning is one line when a and b, from one device, did not run at one speed (stats.StateShift): their ratios
+// then differ by more than the machine's speed, and the comparison can show a change that is not there.
 func stateWarning(a, b *artifact.Artifact, fileA, fileB string) string {
-	la, lb, apart := artifact.LeastRefs(a, b)
-	if !apart {
+	if !artifact.SameDevice(a, b) {
 		return ""
 	}
+	shift := stats.StateShift(a.RefSamples(), b.RefSamples(), stats.DefaultStateShift)
+	if !shift.Shifted {
+		return ""
+	}
+	la, lb := shift.LeastA, shift.LeastB
 	slow, fast := fileB, fileA
 	if la > lb {
 		slow, fast = fileA, fileB
 	}
 	return fmt.Sprintf("%s's least sample was %s in %s and %s in %s (x%.2f): %s never ran at the speed of %s, and "+
 		"in a state that slow the ratios change too (docs/gate.md); measure both in one session (bench-bridge compare)",
-		cases.RefCase, artifact.FormatNs(la), fileA, artifact.FormatNs(lb), fileB, lb/la, slow, fast)
+		cases.RefCase, artifact.FormatNs(la), fileA, artifact.FormatNs(lb), fileB, stats.Ratio(lb, la), slow, fast)
 }
 
 // intervalWarning is one line for every case of arts whose interval the table does not show, or "". It counts from
@@ -189,7 +190,7 @@ func intervalWarning(labels []string, arts []*artifact.Artifact) string {
 	for i, a := range arts {
 		n, fewest, most := 0, 0, 0
 		for _, c := range a.Cases {
-			if hasInterval(c.CILevel) {
+			if hasInterval(c.PILevel) {
 				continue
 			}
 			k := len(c.SamplesNs)
@@ -213,7 +214,7 @@ func intervalWarning(labels []string, arts []*artifact.Artifact) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("no %.0f%% interval, shown as -, for %s: too few to compute one (raise --samples)", 100*Level, strings.Join(parts, ", "))
+	return fmt.Sprintf("no %.0f%% interval, shown as -, for %s: too few to compute one (raise --samples)", 100*stats.Level, strings.Join(parts, ", "))
 }
 
 func plural(n int, one, many string) string {
@@ -223,11 +224,12 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// HasInterval reports whether the cell has a median interval at Level.
-func (c Cell) HasInterval() bool { return hasInterval(c.CILevel) }
+// HasInterval reports whether the cell has a median interval at stats.Level; an artifact's interval of a lower level
+// (too few samples) is not shown.
+func (c Cell) HasInterval() bool { return hasInterval(c.PILevel) }
 
-// hasInterval reports whether an interval of confidence level reaches Level.
-func hasInterval(level float64) bool { return level >= Level-1e-9 }
+// hasInterval reports whether an interval of the given level reaches stats.Level.
+func hasInterval(level float64) bool { return level >= stats.Level-1e-9 }
 
 // caseOrder is the catalogue's order, then any other case in the order the artifacts list them.
 func caseOrder(arts []*artifact.Artifact) []string {
@@ -263,10 +265,10 @@ func cellFor(a *artifact.Artifact, name string) Cell {
 		}
 		return Cell{Missing: true}
 	}
-	cell := Cell{MedianNs: c.MedianNs, CILevel: c.CILevel, RatioToRef: c.RatioToRef, CrossingsPerMs: c.CrossingsPerMs,
+	cell := Cell{MedianNs: c.MedianNs, PILevel: c.PILevel, RatioToRef: c.RatioToRef, CrossingsPerMs: c.CrossingsPerMs,
 		InstructionsPerOp: c.InstructionsPerOp}
 	if cell.HasInterval() {
-		cell.CILowNs, cell.CIHighNs = c.CILowNs, c.CIHighNs
+		cell.PILowNs, cell.PIHighNs = c.PILowNs, c.PIHighNs
 	}
 	if m := c.Memory; m != nil {
 		cell.AllocsPerOp, cell.BytesPerOp = m.AllocsPerOp, m.BytesPerOp
@@ -276,25 +278,26 @@ func cellFor(a *artifact.Artifact, name string) Cell {
 
 // compare fills the cell's comparison of case c of artifact a with case first of artifact base, the first column.
 // ByTime: the ratio of medians and the U test on the samples. ByRatio: the ratio of ratios to ref_js_loop, and on
-// the same device the U test on the values the gate tests (Artifact.RatioSamples: with several processes, their
+// the same device the U test on the values the gate tests (stats.RatioValues: with several processes, their
 // ratios); between devices no test at all, since their samples measure different machines, nor for ref_js_loop.
 func compare(cell *Cell, base, a *artifact.Artifact, first, c *artifact.Case, by string) {
 	x, y := first.SamplesNs, c.SamplesNs
 	switch by {
 	case ByTime:
-		r := c.MedianNs / first.MedianNs
+		r := stats.Ratio(c.MedianNs, first.MedianNs)
 		cell.VsFirst = &r
 	default:
 		refA, refB := base.Case(cases.RefCase), a.Case(cases.RefCase)
 		if first.RatioToRef == nil || c.RatioToRef == nil || refA == nil || refB == nil {
 			return
 		}
-		r := *c.RatioToRef / *first.RatioToRef
+		r := stats.Ratio(*c.RatioToRef, *first.RatioToRef)
 		cell.VsFirst = &r
 		if !artifact.SameDevice(base, a) || c.Name == cases.RefCase {
 			return // ref_js_loop's ratio is 1 by definition: nothing to test, as in the gate
 		}
-		x, y = base.RatioSamples(first), a.RatioSamples(c)
+		x = stats.RatioValues(first.ProcessRatios(), len(first.Processes), first.SamplesNs, refA.MedianNs)
+		y = stats.RatioValues(c.ProcessRatios(), len(c.Processes), c.SamplesNs, refB.MedianNs)
 	}
 	cmp := stats.Compare(x, y, stats.DefaultThresholds)
 	if cmp.Err != nil {

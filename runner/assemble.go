@@ -1,8 +1,8 @@
 package runner
 
 import (
-	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -11,12 +11,6 @@ import (
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
-
-// confidence is the level of every interval in an artifact.
-const confidence = 0.95
-
-// unstableSpread is the relative half-width of a median's interval above which a case is flagged as unstable.
-const unstableSpread = 0.10
 
 // Assemble computes per-op statistics from raw samples and fills a's processes, cases, failures and warnings. a
 // arrives with its identity (target, program, device, settings, session) already set. Every case's statistics come
@@ -41,7 +35,7 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 		}
 	}
 	if len(overheads) > 0 {
-		a.TimerOverheadNs = stats.SummarizeProcesses(overheads, confidence).Median
+		a.TimerOverheadNs = stats.Median(overheads)
 	}
 	for _, name := range caseOrder(want, raw) {
 		c := byName[name]
@@ -83,7 +77,7 @@ func dropRatios(a *artifact.Artifact) {
 	for i := range a.Cases {
 		c := &a.Cases[i]
 		had = had || c.RatioToRef != nil
-		c.RatioToRef, c.RatioCILow, c.RatioCIHigh = nil, nil, nil
+		c.RatioToRef, c.RatioPILow, c.RatioPIHigh = nil, nil, nil
 		for j := range c.Processes {
 			c.Processes[j].RatioToRef = nil
 		}
@@ -111,23 +105,23 @@ func caseOrder(want []string, raw *Raw) []string {
 func caseProcess(pi int, rp RawProcess, rc RawCase) artifact.CaseProcess {
 	p := artifact.CaseProcess{Process: pi, Iterations: rc.Iterations, SamplesNs: perOp(rc.Ops, rc.Ns, rp.TimerOverheadNs),
 		SlowdownNs: rc.SlowdownNs, SlowdownBaseNs: rc.SlowdownBaseNs, Memory: rc.Memory}
-	p.MedianNs = stats.SummarizeProcesses(p.SamplesNs, confidence).Median
+	p.MedianNs = stats.Median(p.SamplesNs)
 	switch {
 	case rc.Name == cases.RefCase:
 		p.RefMedianNs = p.MedianNs
 	case len(rc.RefNs) > 0:
 		p.RefSamplesNs = perOp(rc.RefOps, rc.RefNs, rp.TimerOverheadNs)
-		p.RefMedianNs = stats.SummarizeProcesses(p.RefSamplesNs, confidence).Median
+		p.RefMedianNs = stats.Median(p.RefSamplesNs)
 	default:
 		for _, other := range rp.Cases {
 			if other.Name == cases.RefCase {
 				p.RefSamplesNs = perOp(other.Ops, other.Ns, rp.TimerOverheadNs)
-				p.RefMedianNs = stats.SummarizeProcesses(p.RefSamplesNs, confidence).Median
+				p.RefMedianNs = stats.Median(p.RefSamplesNs)
 			}
 		}
 	}
-	if p.RefMedianNs > 0 {
-		p.RatioToRef = ptr(p.MedianNs / p.RefMedianNs)
+	if r := stats.Ratio(p.MedianNs, p.RefMedianNs); !math.IsNaN(r) {
+		p.RatioToRef = ptr(r)
 	}
 	return p
 }
@@ -149,13 +143,13 @@ func summarize(a *artifact.Artifact, c *artifact.Case) {
 	for _, p := range c.Processes {
 		c.SamplesNs = append(c.SamplesNs, p.SamplesNs...)
 	}
-	s := stats.SummarizeProcesses(c.ProcessMedians(), confidence)
-	c.MedianNs, c.CILowNs, c.CIHighNs, c.CILevel = s.Median, s.Low, s.High, s.Confidence
+	s := stats.PredictionInterval(c.ProcessMedians(), stats.Level)
+	c.MedianNs, c.PILowNs, c.PIHighNs, c.PILevel = s.Median, s.Low, s.High, s.Level
 	if ratios := c.ProcessRatios(); len(ratios) == len(c.Processes) {
-		r := c.BestRatio(confidence)
+		r := stats.LeastOverLeast(c.ProcessSamples(), stats.Level)
 		c.RatioToRef = ptr(r.Ratio)
-		if r.Confidence > 0 {
-			c.RatioCILow, c.RatioCIHigh = ptr(r.Low), ptr(r.High)
+		if r.Level > 0 {
+			c.RatioPILow, c.RatioPIHigh = ptr(r.Low), ptr(r.High)
 		}
 	}
 	if c.Crossing && c.MedianNs > 0 {
@@ -164,32 +158,27 @@ func summarize(a *artifact.Artifact, c *artifact.Case) {
 	c.Memory = c.MemoryFromProcesses()
 }
 
-// warnUnstable adds one warning naming the cases whose interval is wider than ±unstableSpread, the widest first
-// (at most five by name).
+// warnUnstable adds one warning naming the cases whose interval is too wide to trust (stats.Unstable), the widest
+// first (at most five by name).
 func warnUnstable(a *artifact.Artifact) {
-	type wide struct {
-		name   string
-		spread float64
+	intervals := make([]stats.Prediction, len(a.Cases))
+	for i, c := range a.Cases {
+		intervals[i] = stats.Prediction{Median: c.MedianNs, Low: c.PILowNs, High: c.PIHighNs, Level: c.PILevel}
 	}
-	var ws []wide
-	for _, c := range a.Cases {
-		if spread := max(c.MedianNs-c.CILowNs, c.CIHighNs-c.MedianNs) / c.MedianNs; spread > unstableSpread {
-			ws = append(ws, wide{c.Name, spread})
-		}
-	}
-	if len(ws) == 0 {
+	th := stats.DefaultStability
+	wide := stats.Unstable(intervals, th)
+	if len(wide) == 0 {
 		return
 	}
-	slices.SortStableFunc(ws, func(x, y wide) int { return cmp.Compare(y.spread, x.spread) })
 	var named []string
-	for _, w := range ws[:min(len(ws), 5)] {
-		named = append(named, fmt.Sprintf("%s ±%.0f%%", w.name, 100*w.spread))
+	for _, w := range wide[:min(len(wide), 5)] {
+		named = append(named, fmt.Sprintf("%s ±%.0f%%", a.Cases[w.Index].Name, 100*w.Spread))
 	}
-	if more := len(ws) - len(named); more > 0 {
+	if more := len(wide) - len(named); more > 0 {
 		named = append(named, fmt.Sprintf("%d more", more))
 	}
 	a.Warnings = append(a.Warnings, fmt.Sprintf("unstable: another run may measure more than ±%.0f%% away for %d of %d cases (%s); "+
-		"close other programs or raise --runs", 100*unstableSpread, len(ws), len(a.Cases), strings.Join(named, ", ")))
+		"close other programs or raise --runs", 100*th.MaxSpread, len(wide), len(a.Cases), strings.Join(named, ", ")))
 }
 
 func ptr(v float64) *float64 { return &v }

@@ -243,8 +243,8 @@ func TestAssemble(t *testing.T) {
 	if *call.CrossingsPerMs != 1e6/550 || ref.CrossingsPerMs != nil || *ref.RatioToRef != 1 {
 		t.Fatalf("per ms %v, ref per ms %v", *call.CrossingsPerMs, ref.CrossingsPerMs)
 	}
-	if call.CILevel != 0.95 || !(call.CILowNs < 550 && call.CIHighNs > 550) || a.Settings.Runs != 2 || len(a.Processes) != 2 {
-		t.Fatalf("interval %v..%v at %v, runs %d", call.CILowNs, call.CIHighNs, call.CILevel, a.Settings.Runs)
+	if call.PILevel != 0.95 || !(call.PILowNs < 550 && call.PIHighNs > 550) || a.Settings.Runs != 2 || len(a.Processes) != 2 {
+		t.Fatalf("interval %v..%v at %v, runs %d", call.PILowNs, call.PIHighNs, call.PILevel, a.Settings.Runs)
 	}
 	if !a.Complete {
 		t.Fatal("want complete")

@@ -23,10 +23,9 @@ type Paired struct {
 // PairedRatio compares b against a pair by pair (a[i] and b[i] measured side by side, as compare's adjacent
 // processes are): the median of the ratios b[i] / a[i], a sign test and the order-statistic interval of that median.
 // A pair takes out what its two processes share (the machine's speed at that moment) and leaves the change. Most
-// pairs then agree to a few per cent, but a pair that straddles a change of the machine's state (measured here: the
-// ref loop itself moving between 33 and 50 ns from one second to the next) differs by ±30%; a mean or a t test is
-// pulled by those few pairs, and the median and the sign test are not (docs/gate.md). It needs at least 2 pairs of
-// positive values; level is the confidence of the interval (0.95).
+// pairs then agree to a few per cent, but a pair that straddles a change of the machine's state differs far more; a
+// mean or a t test is pulled by those few pairs, and the median and the sign test are not (docs/gate.md). It needs
+// at least 2 pairs of positive values; level is the confidence of the interval (Level).
 func PairedRatio(a, b []float64, level float64) (Paired, error) {
 	if len(a) != len(b) {
 		return Paired{}, errors.New("paired test: the samples differ in length")
@@ -87,4 +86,62 @@ func medianInterval(sorted []float64, level float64) (lo, hi float64) {
 // pairs it is above 0.05, and no change can be significant.
 func LeastSignP(n int) float64 {
 	return min(1, math.Pow(2, float64(1-n)))
+}
+
+// Direction is which way a change goes once ChangeThresholds decide that it counts.
+type Direction int
+
+// Directions.
+const (
+	Unchanged Direction = iota // no change that counts
+	Worse                      // a larger value: more time, instructions or allocations
+	Better                     // a smaller value
+)
+
+// ChangeThresholds decide whether a measured change counts.
+type ChangeThresholds struct {
+	// Alpha is the significance level a tested change must reach (Significant).
+	Alpha float64
+	// Margin is how far from no change a change must be, either way: relative (0.10 for 10%), or absolute for counts
+	// compared by their difference.
+	Margin float64
+}
+
+// PairedEffectShare is the share of the minimum effect beyond which a paired change counts: half, the midpoint
+// between no change and the smallest change that must be caught, so that a change of the minimum effect is caught
+// even when it measures a little low, and no change is not (docs/gate.md).
+const PairedEffectShare = 0.5
+
+// UnpairedThresholds are the thresholds of a test between two sessions: significant at alpha, and beyond the minimum
+// effect itself.
+func UnpairedThresholds(alpha, minEffect float64) ChangeThresholds {
+	return ChangeThresholds{Alpha: alpha, Margin: minEffect}
+}
+
+// PairedThresholds are the thresholds of a paired test (PairedRatio): significant at alpha, and beyond
+// PairedEffectShare of the minimum effect.
+func PairedThresholds(alpha, minEffect float64) ChangeThresholds {
+	return ChangeThresholds{Alpha: alpha, Margin: PairedEffectShare * minEffect}
+}
+
+// Tested says which way a tested change goes: Worse or Better when its p-value is significant at th.Alpha and the
+// change is beyond th.Margin on that side, else Unchanged.
+func (th ChangeThresholds) Tested(change, p float64) Direction {
+	if !Significant(p, th.Alpha) {
+		return Unchanged
+	}
+	return th.Beyond(change)
+}
+
+// Beyond says which way a change goes by its size alone: Worse or Better when it is beyond th.Margin on that side.
+// It is the whole rule for counts measured without noise (instructions and allocations, the same for the same
+// binary), and the rest of it for a change whose test already passed.
+func (th ChangeThresholds) Beyond(change float64) Direction {
+	switch {
+	case change > th.Margin:
+		return Worse
+	case change < -th.Margin:
+		return Better
+	}
+	return Unchanged
 }

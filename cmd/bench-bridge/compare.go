@@ -253,7 +253,7 @@ func runSession(ctx context.Context, jobs []*runner.Job, log io.Writer) ([]*arti
 
 // gateThresholds are the gate's options from the config, with --alpha and --min-effect when given, checked.
 func gateThresholds(cfg *config.Config, th thresholdFlags) (gate.Options, error) {
-	opts := gate.OptionsFrom(cfg.Gate)
+	opts := cfg.Gate.Options()
 	// NaN and Inf parse as floats; either would switch the gate off, so each flag is checked for range and finiteness.
 	if th.alphaSet {
 		if err := stats.CheckAlpha(th.alpha); err != nil {

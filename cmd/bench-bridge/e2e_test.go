@@ -59,8 +59,8 @@ func TestEndToEnd(t *testing.T) {
 			if len(c.Processes) != 2 || len(c.SamplesNs) != 12 || c.Iterations < 1 || c.Crossing != want.Crossing {
 				t.Errorf("%s %s: %d processes, %d samples, %d iterations, crossing %v", a.Label(), c.Name, len(c.Processes), len(c.SamplesNs), c.Iterations, c.Crossing)
 			}
-			if !(c.CILowNs <= c.MedianNs && c.MedianNs <= c.CIHighNs) {
-				t.Errorf("%s %s: interval [%v, %v] does not contain the median %v", a.Label(), c.Name, c.CILowNs, c.CIHighNs, c.MedianNs)
+			if !(c.PILowNs <= c.MedianNs && c.MedianNs <= c.PIHighNs) {
+				t.Errorf("%s %s: interval [%v, %v] does not contain the median %v", a.Label(), c.Name, c.PILowNs, c.PIHighNs, c.MedianNs)
 			}
 			// Each process's ratio is against the ref measured beside the case in that process; the case's is its
 			// least sample over the least ref sample beside it (ref_js_loop's: its own, 1).

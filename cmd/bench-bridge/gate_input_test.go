@@ -28,7 +28,7 @@ func gateArtifact(t *testing.T, path string, refNs, scalarNs, refInstr float64) 
 			ac.SamplesNs = append(ac.SamplesNs, c.ns*(0.99+0.002*float64(i)))
 		}
 		s := stats.Summarize(ac.SamplesNs, 0.95)
-		ac.MedianNs, ac.CILowNs, ac.CIHighNs, ac.CILevel = s.Median, s.Low, s.High, s.Confidence
+		ac.MedianNs, ac.PILowNs, ac.PIHighNs, ac.PILevel = s.Median, s.Low, s.High, s.Confidence
 		n := c.instr
 		ac.InstructionsPerOp = &n
 		a.Cases = append(a.Cases, ac)
@@ -44,7 +44,7 @@ func gateArtifact(t *testing.T, path string, refNs, scalarNs, refInstr float64) 
 			p.RefSamplesNs = a.Cases[0].SamplesNs
 		}
 		c.Processes = []artifact.CaseProcess{p}
-		r := c.BestRatio(0).Ratio
+		r := stats.LeastOverLeast(c.ProcessSamples(), 0).Ratio
 		c.RatioToRef = &r
 	}
 	if err := artifact.Write(path, a); err != nil {

@@ -51,13 +51,13 @@ func TestMeasureTrust(t *testing.T) {
 		floors, bridges = append(floors, readArtifact(t, f)), append(bridges, readArtifact(t, b))
 	}
 	rawInterval := func(c *artifact.Case) (float64, float64, float64, bool) {
-		return c.MedianNs, c.CILowNs, c.CIHighNs, true
+		return c.MedianNs, c.PILowNs, c.PIHighNs, true
 	}
 	ratioInterval := func(c *artifact.Case) (float64, float64, float64, bool) {
-		if c.RatioToRef == nil || c.RatioCILow == nil || c.Name == "ref_js_loop" {
+		if c.RatioToRef == nil || c.RatioPILow == nil || c.Name == "ref_js_loop" {
 			return 0, 0, 0, false
 		}
-		return *c.RatioToRef, *c.RatioCILow, *c.RatioCIHigh, true
+		return *c.RatioToRef, *c.RatioPILow, *c.RatioPIHigh, true
 	}
 	inF, nF := coverage(floors, rawInterval)
 	inB, nB := coverage(bridges, rawInterval)
