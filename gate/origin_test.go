@@ -79,7 +79,7 @@ func TestCompareNamesDifferentOriginsAndEmulation(t *testing.T) {
 	report := &Report{Results: []*Result{r}, Notes: []string{}}
 	out := renderedWith(t, report, map[string][]string{
 		"text":     {"json linux: A.json -> B.json [emulated: arm program on an x86_64 kernel] (", "current ×ref (emulated)", want},
-		"markdown": {"`A.json` → `B.json` [emulated: arm program on an x86_64 kernel]: ", "| current ×ref (emulated) |", "- " + want},
+		"markdown": {"\nA.json -> B.json [emulated: arm program on an x86_64 kernel] (", "| current ×ref (emulated) |", "- " + want},
 		"json":     {`"current_emulated": "emulated: arm program on an x86_64 kernel"`},
 	})
 	for format, text := range out {

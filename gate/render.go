@@ -1,15 +1,13 @@
 package gate
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/internal/textsafe"
+	"github.com/bench-bridge/bench-bridge/reports"
 )
 
 // Report is every comparison of one gate run.
@@ -35,23 +33,26 @@ var Formats = []string{"text", "markdown", "json"}
 // Render writes the report in format: text for a terminal, markdown for a CI job summary, json for scripts.
 func Render(w io.Writer, r *Report, format string) error {
 	switch format {
-	case "text":
-		return renderText(w, r)
-	case "markdown":
-		return renderMarkdown(w, r)
+	case "text", "markdown":
+		return r.Document().Render(w, format)
 	case "json":
-		out := struct {
-			*Report
-			Regressions []string `json:"regressions"`
-		}{r, r.Regressions()}
-		if out.Regressions == nil {
-			out.Regressions = []string{}
-		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return enc.Encode(r.JSON())
 	}
 	return fmt.Errorf("unknown format %q (have %s)", format, strings.Join(Formats, ", "))
+}
+
+// JSON is the report as scripts read it: every result and the regressions by name.
+func (r *Report) JSON() any {
+	out := struct {
+		*Report
+		Regressions []string `json:"regressions"`
+	}{r, r.Regressions()}
+	if out.Regressions == nil {
+		out.Regressions = []string{}
+	}
+	return out
 }
 
 // summary is the closing line: what regressed, or that nothing did.
@@ -97,17 +98,17 @@ func (res *Result) header() []string {
 }
 
 // sides names the two artifacts, each with why it is emulated when it is: "b.json -> c.json [emulated: ...]".
-func (res *Result) sides(quote func(string) string, arrow string) string {
+func (res *Result) sides() string {
 	side := func(file, emulated string) string {
 		if emulated != "" {
-			return quote(file) + " [" + emulated + "]"
+			return file + " [" + emulated + "]"
 		}
-		return quote(file)
+		return file
 	}
-	return side(res.Baseline, res.BaselineEmulated) + " " + arrow + " " + side(res.Current, res.CurrentEmulated)
+	return side(res.Baseline, res.BaselineEmulated) + " -> " + side(res.Current, res.CurrentEmulated)
 }
 
-// rows renders the case rows as text and markdown show them.
+// rows renders the case rows as text and markdown show them, one per case in res.Cases.
 func (res *Result) rows() [][]string {
 	var rows [][]string
 	for _, c := range res.Cases {
@@ -175,73 +176,23 @@ func (res *Result) footer() []string {
 	return append(out, res.Notes...)
 }
 
-func renderText(w io.Writer, r *Report) error {
+// Document is the report as text and markdown show it: a section per comparison, the notes, and the verdict.
+func (r *Report) Document() *reports.Document {
+	d := &reports.Document{Summary: r.summary(), Failed: len(r.Regressions()) > 0, Notes: r.Notes}
 	for _, res := range r.Results {
-		// Labels, case names and failure reasons come from artifacts: no control character of theirs reaches a terminal.
-		fmt.Fprintln(w, textsafe.Line(fmt.Sprintf("%s: %s (%s)", res.Label, res.sides(func(s string) string { return s }, "->"), res.how())))
-		var buf bytes.Buffer
-		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-		for _, row := range append([][]string{res.header()}, res.rows()...) {
-			fmt.Fprintln(tw, strings.Join(cleaned(row, textsafe.Line), "\t"))
+		sec := reports.Section{Title: res.Label, Intro: res.sides() + " (" + res.how() + ")", Footer: res.footer()}
+		for i, h := range res.header() {
+			sec.Columns = append(sec.Columns, reports.Heading{Name: h, Right: i > 0 && i < 6})
 		}
-		if err := tw.Flush(); err != nil {
-			return err
+		for i, row := range res.rows() {
+			cells := reports.Entries(row...)
+			v := res.Cases[i].Verdict
+			cells[6].Strong = v == Regressed || v == Failed
+			sec.Rows = append(sec.Rows, cells)
 		}
-		for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
-			fmt.Fprintln(w, "  "+strings.TrimRight(line, " "))
-		}
-		for _, line := range res.footer() {
-			fmt.Fprintln(w, "  "+textsafe.Line(line))
-		}
-		fmt.Fprintln(w)
+		d.Sections = append(d.Sections, sec)
 	}
-	for _, n := range r.Notes {
-		fmt.Fprintln(w, textsafe.Line(n))
-	}
-	fmt.Fprintln(w, r.summary())
-	return nil
-}
-
-func renderMarkdown(w io.Writer, r *Report) error {
-	mark := "✅"
-	if len(r.Regressions()) > 0 {
-		mark = "❌"
-	}
-	fmt.Fprintf(w, "## %s %s\n\n", mark, r.summary())
-	for _, res := range r.Results {
-		fmt.Fprintf(w, "### %s\n\n%s\n\n", textsafe.Line(res.Label),
-			textsafe.Line(res.sides(func(s string) string { return "`" + s + "`" }, "→")+": "+res.how()))
-		h := cleaned(res.header(), textsafe.MarkdownCell)
-		fmt.Fprintln(w, "| "+strings.Join(h, " | ")+" |")
-		fmt.Fprintln(w, "|---|"+strings.Repeat("---:|", len(h)-2)+"---|")
-		for _, row := range res.rows() {
-			row = cleaned(row, textsafe.MarkdownCell)
-			row[0] = "`" + row[0] + "`"
-			if strings.HasPrefix(row[6], "REGRESSED") || strings.HasPrefix(row[6], "FAILED") {
-				row[6] = "**" + row[6] + "**"
-			}
-			fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
-		}
-		if f := res.footer(); len(f) > 0 {
-			fmt.Fprintln(w)
-			for _, line := range f {
-				fmt.Fprintln(w, "- "+textsafe.Line(line))
-			}
-		}
-		fmt.Fprintln(w)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintln(w, "- "+textsafe.Line(n))
-	}
-	return nil
-}
-
-// cleaned returns row's cells through clean.
-func cleaned(row []string, clean func(string) string) []string {
-	for i, c := range row {
-		row[i] = clean(c)
-	}
-	return row
+	return d
 }
 
 // ratio prints a ratio to the reference with four significant digits, without an exponent: 42.24, 22290.

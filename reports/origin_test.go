@@ -9,7 +9,6 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/gate"
 )
 
 // Artifacts of another device compare only by ×ref: the ratio of their ratios to ref_js_loop, no p-value, and one
@@ -103,47 +102,6 @@ func TestSeparateRunsCompareRatios(t *testing.T) {
 		if c := r.Cells[1]; !c.Missing && c.PValue == nil && r.Case != cases.RefCase {
 			t.Errorf("%s: no U test on one device: %+v", r.Case, c)
 		}
-	}
-}
-
-// show's ×ref test is the gate's: over artifacts of several processes, both test the per-process ratios, so that
-// the p-value in the table is the one the gate decides on (docs/gate.md).
-func TestRatioTestIsTheGates(t *testing.T) {
-	files := []string{"../docs/reports/bench/floor-linux.json", "../docs/reports/bench/linux.json"}
-	var arts []*artifact.Artifact
-	for _, f := range files {
-		a, err := artifact.Read(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.Settings.Runs < 2 {
-			t.Fatalf("%s: %d process, want an artifact of several", f, a.Settings.Runs)
-		}
-		arts = append(arts, a)
-	}
-	table := Build(arts, files)
-	if got := table.Columns[1].VsFirst; got != ByRatio {
-		t.Fatalf("compared by %q, want %q", got, ByRatio)
-	}
-	res, err := gate.Compare(arts[0], arts[1], files[0], files[1], gate.Options{}.WithDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	checked := 0
-	for _, r := range table.Rows {
-		cell := r.Cells[1]
-		for _, g := range res.Cases {
-			if g.Case != r.Case || g.P == nil || cell.PValue == nil {
-				continue
-			}
-			checked++
-			if *cell.PValue != *g.P {
-				t.Errorf("%s: show's p=%v, the gate's p=%v", r.Case, *cell.PValue, *g.P)
-			}
-		}
-	}
-	if checked < len(table.Rows)/2 {
-		t.Errorf("compared the p-values of %d cases of %d", checked, len(table.Rows))
 	}
 }
 

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -9,8 +8,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/internal/textsafe"
@@ -38,10 +35,8 @@ func Export(w io.Writer, arts []*artifact.Artifact, files []string, format strin
 // Render writes a view of t: text, markdown or html.
 func Render(w io.Writer, t *Table, format string) error {
 	switch format {
-	case "text":
-		return renderText(w, t)
-	case "markdown":
-		return renderMarkdown(w, t)
+	case "text", "markdown":
+		return t.Document().Render(w, format)
 	case "html":
 		return renderHTML(w, t)
 	}
@@ -215,70 +210,16 @@ func (t *Table) frameLine() string {
 	return "At 60 Hz, 1 ms of a frame buys " + strings.Join(parts, ", ") + " of " + FrameCase + "."
 }
 
-// safe returns cells cleaned by clean: names, labels and messages come from artifacts, which come from devices and
-// programs, and no escape sequence of theirs may reach a terminal or break a table.
-func safe(cells []string, clean func(string) string) []string {
-	for i, c := range cells {
-		cells[i] = clean(c)
+// Document is the table as show prints it: one section, the frame line under it, then the warnings and notes.
+func (t *Table) Document() *Document {
+	sec := Section{Paragraph: t.frameLine(), Footer: t.footNotes()}
+	for i, h := range t.header() {
+		sec.Columns = append(sec.Columns, Heading{Name: h, Right: i > 0})
 	}
-	return cells
-}
-
-func renderText(w io.Writer, t *Table) error {
-	// Numbers align right; the case names are padded so that they read left-aligned.
-	width := len("case")
 	for _, r := range t.Rows {
-		width = max(width, utf8.RuneCountInString(textsafe.Line(r.Case)))
+		sec.Rows = append(sec.Rows, Entries(t.cells(r)...))
 	}
-	pad := func(cells []string) string {
-		cells = safe(cells, textsafe.Line)
-		cells[0] = fmt.Sprintf("%-*s", width, cells[0])
-		return strings.Join(cells, "\t") + "\t"
-	}
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, pad(t.header()))
-	for _, r := range t.Rows {
-		fmt.Fprintln(tw, pad(t.cells(r)))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	// Right alignment pads the first column on its left too; take that back off.
-	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
-		fmt.Fprintln(w, strings.TrimRight(strings.TrimPrefix(line, "  "), " "))
-	}
-	return writeFooter(w, t, "")
-}
-
-func renderMarkdown(w io.Writer, t *Table) error {
-	h := safe(t.header(), textsafe.MarkdownCell)
-	fmt.Fprintln(w, "| "+strings.Join(h, " | ")+" |")
-	align := []string{"---"}
-	for range h[1:] {
-		align = append(align, "---:")
-	}
-	fmt.Fprintln(w, "|"+strings.Join(align, "|")+"|")
-	for _, r := range t.Rows {
-		cells := safe(t.cells(r), textsafe.MarkdownCell)
-		cells[0] = "`" + cells[0] + "`"
-		fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
-	}
-	return writeFooter(w, t, "- ")
-}
-
-func writeFooter(w io.Writer, t *Table, bullet string) error {
-	if line := t.frameLine(); line != "" {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, textsafe.Line(line))
-	}
-	if notes := t.footNotes(); len(notes) > 0 {
-		fmt.Fprintln(w)
-		for _, n := range notes {
-			fmt.Fprintln(w, bullet+textsafe.Line(n))
-		}
-	}
-	return nil
+	return &Document{Sections: []Section{sec}}
 }
 
 // footNotes are the warnings, each prefixed "warning: ", then the notes.

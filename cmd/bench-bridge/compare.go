@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -206,14 +207,11 @@ func compareRun(o *compareOptions) error {
 	if len(arts) == 0 {
 		return runErr
 	}
-	stdout := o.IO.Out
-	if err := reports.Render(stdout, reports.Build(arts, files), "text"); err != nil {
-		return err
-	}
+	table := reports.Build(arts, files)
 	if len(arts) < len(jobs) {
-		return runErr // a program's artifact is missing: there is nothing to pair it with
+		// A program's artifact is missing: there is nothing to pair it with.
+		return errors.Join(runErr, table.Document().Render(o.IO.Out, "text"))
 	}
-	fmt.Fprintln(stdout)
 	report := &gate.Report{Notes: []string{}}
 	for i := 1; i < len(arts); i++ {
 		res, err := gate.ComparePaired(arts[0], arts[i], files[0], files[i], gopts)
@@ -222,7 +220,7 @@ func compareRun(o *compareOptions) error {
 		}
 		report.Results = append(report.Results, res)
 	}
-	if err := gate.Render(stdout, report, o.Format); err != nil {
+	if err := renderCompare(o.IO.Out, table, report, o.Format); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -232,6 +230,20 @@ func compareRun(o *compareOptions) error {
 		return regressionError{fmt.Sprintf("regression: %s", strings.Join(reg, ", "))}
 	}
 	return nil
+}
+
+// renderCompare writes the programs' table and their paired comparisons as one document, or for json one object
+// holding both.
+func renderCompare(w io.Writer, table *reports.Table, report *gate.Report, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Table  *reports.Table `json:"table"`
+			Paired any            `json:"paired"`
+		}{table, report.JSON()})
+	}
+	return reports.Join(table.Document(), report.Document()).Render(w, format)
 }
 
 // runSession measures jobs in one session and returns the artifacts it wrote, with their files, and its error.
