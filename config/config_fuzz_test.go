@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// configSeeds are a good config and the bad ones the issue names.
+// configSeeds are a good config and bad ones: out-of-range, non-finite and mistyped values.
 var configSeeds = []string{
 	`[defaults]
 samples = 5

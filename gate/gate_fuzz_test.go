@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// gateSeeds are artifacts for Load: a good one, and the broken values the issue names.
+// gateSeeds are artifacts for Load: a good one, and broken values (non-finite, negative, mismatched).
 var gateSeeds = []string{
 	`{"schema": 1, "tool": "bench-bridge", "target": "linux", "program": "floor", "complete": true,
   "device": {}, "settings": {"samples": 3, "min_time_ns": 1, "warmup_ns": 1}, "timer_overhead_ns": 20,

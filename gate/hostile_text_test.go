@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestRenderStripsControlCharacters: file names and notes with the escape sequences (and a pipe and a line
+// TestRenderStripsControlCharacters: file names and notes with escape sequences that retitle and clear a terminal (and a pipe and a line
 // break) reach the gate's text and markdown without their controls, and every markdown row keeps its cells.
 func TestRenderStripsControlCharacters(t *testing.T) {
 	const hostile = "\x1b]0;owned-title\x07\x1b[2J | next\nline"

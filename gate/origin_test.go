@@ -9,8 +9,8 @@ import (
 	"github.com/bench-bridge/bench-bridge/cases"
 )
 
-// Options that would switch the gate off are an error, not a pass: a case three times slower used to pass with a
-// NaN alpha or an infinite minimum effect.
+// Options that would switch the gate off are an error, not a pass: with a NaN alpha or an infinite minimum effect a
+// case three times slower would pass.
 func TestCompareRefusesThresholdsThatSwitchItOff(t *testing.T) {
 	slow := scaled(base, map[string]float64{"script_to_host_scalar": 3})
 	tests := []struct {

@@ -8,7 +8,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
-// hostile is the example: an OSC that retitles the terminal, ended by BEL, then a CSI that clears it; with
+// hostile is an OSC that retitles the terminal, ended by BEL, then a CSI that clears it; with
 // a pipe and a line break that would break a markdown table.
 const hostile = "\x1b]0;owned-title\x07\x1b[2J | next\nline"
 

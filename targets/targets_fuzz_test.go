@@ -18,8 +18,8 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// probeSeeds are device outputs: a real-looking one, a login shell's banner before it, and the broken readings the
-// issue names (thermal=nan, cores=-1).
+// probeSeeds are device outputs: a real-looking one, a login shell's banner before it, and broken readings
+// (thermal=nan, cores=-1).
 var probeSeeds = []string{
 	"os=Linux\nkernel=6.1.0\narch=aarch64\ncpu_model= Cortex-A53\ncores=4\ngovernor=schedutil\nloadavg=0.1 0.2 0.3\n" +
 		"libc=glibc 2.36\ncpufreq=0 schedutil 1200000 300000 1800000\nthermal=45000 cpu-thermal\n",

@@ -6,7 +6,7 @@ import (
 	"unicode"
 )
 
-// hostile is the example: an OSC that retitles the terminal, ended by BEL, then a CSI that clears it.
+// hostile is an OSC that retitles the terminal, ended by BEL, then a CSI that clears it.
 const hostile = "\x1b]0;owned-title\x07\x1b[2J"
 
 func TestLineDropsControls(t *testing.T) {
