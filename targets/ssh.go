@@ -87,7 +87,7 @@ func NewSSH(ctx context.Context, name string, spec Spec, o Overrides) (*SSH, err
 			return nil, err
 		}
 		r.platform.Toolchain = choice.toolchain
-		fmt.Fprintf(log, "%s: %s\n", r.label, choice)
+		fmt.Fprintf(log, "ssh %s: %s\n", host, choice)
 	}
 	return &SSH{remote: r}, nil
 }
