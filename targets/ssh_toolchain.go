@@ -174,7 +174,7 @@ func (c boardChoice) String() string {
 func pickToolchain(f boardFacts) (boardChoice, error) {
 	e, err := readShellELF(f.shell)
 	if err != nil {
-		return boardChoice{}, fmt.Errorf("%w: %s", err, errNoToolchain)
+		return boardChoice{}, fmt.Errorf("%w; %s", err, errNoToolchain)
 	}
 	if err := checkKernelRelease(f.release); err != nil {
 		return boardChoice{}, err
@@ -212,14 +212,14 @@ func pickARM(c boardChoice, userland, kernel string, f boardFacts) (boardChoice,
 	case "arm":
 		level = armLevel(f.uname)
 	}
+	vfp := vfpOf(f.features)
 	if level > 0 {
 		cpu := fmt.Sprintf("ARMv%d CPU (uname -m %s", level, f.uname)
-		if fp := vfpOf(f.features); fp != "" {
-			cpu += ", " + fp + " in /proc/cpuinfo"
+		if vfp != "" {
+			cpu += ", " + vfp + " in /proc/cpuinfo"
 		}
 		c.why = append(c.why, cpu+")")
 	}
-	vfp := vfpOf(f.features)
 	switch {
 	case level > 0 && level < 5:
 		return c, fmt.Errorf("%s: Debian's armel C library needs ARMv5TE or later; %s", strings.Join(c.why, ", "), errNoToolchain)
