@@ -21,7 +21,8 @@ func TestCheckBuildsWithEachToolchain(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("the cross toolchains are Debian's amd64 packages")
 	}
-	for _, tc := range []Toolchain{Host(), Toolchains["aarch64"], Toolchains["webos"], Toolchains["armv7"], Toolchains["x86_64"]} {
+	for _, tc := range []Toolchain{Host(), Toolchains["aarch64"], Toolchains["webos"], Toolchains["armv7"], Toolchains["armel"],
+		Toolchains["armv6"], Toolchains["x86_64"]} {
 		t.Run(tc.Name, func(t *testing.T) {
 			testenv.Require(t, strings.Fields(tc.CC)[0], "scripts/setup installs it ("+tc.InstallHint()+")")
 			if err := tc.Check(context.Background()); err != nil {
@@ -119,7 +120,8 @@ func TestSetupChecksWhatBuildUses(t *testing.T) {
 	}
 	setup := string(b)
 	expand := strings.NewReplacer(`"${common[@]}"`, strings.Join(commonCFlags, " "), `"${static[@]}"`, strings.Join(staticLD, " "))
-	for check, tc := range map[string]Toolchain{"cc_aarch64": Toolchains["aarch64"], "cc_webos": Toolchains["webos"], "cc_armv7": Toolchains["armv7"]} {
+	for check, tc := range map[string]Toolchain{"cc_aarch64": Toolchains["aarch64"], "cc_webos": Toolchains["webos"], "cc_armv7": Toolchains["armv7"],
+		"cc_armel": Toolchains["armel"], "cc_armv6": Toolchains["armv6"]} {
 		var fn, row string
 		for _, line := range strings.Split(setup, "\n") {
 			if strings.HasPrefix(line, check+"()") {

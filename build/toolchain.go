@@ -77,11 +77,22 @@ var Toolchains = map[string]Toolchain{
 		CFlags:   append(slices.Clone(commonCFlags), "-march=armv7-a", "-mfpu=vfpv3-d16", "-mfloat-abi=softfp"),
 		LDFlags:  append(slices.Clone(staticLD), "-latomic"),
 		Packages: []string{"gcc-arm-linux-gnueabi", "libc6-dev-armel-cross"}},
-	// Android armeabi-v7a: ARMv7 with VFPv3-D16, which the ABI guarantees (gnueabihf's hard float needs an FPU named).
+	// Android armeabi-v7a and Debian's armhf boards: ARMv7 with VFPv3-D16, which both guarantee (gnueabihf's hard
+	// float needs an FPU named).
 	"armv7": {Name: "armv7", CC: "arm-linux-gnueabihf-gcc",
 		CFlags:   append(slices.Clone(commonCFlags), "-march=armv7-a", "-mfpu=vfpv3-d16"),
 		LDFlags:  append(slices.Clone(staticLD), "-latomic"),
 		Packages: []string{"gcc-arm-linux-gnueabihf", "libc6-dev-armhf-cross"}},
+	// Debian's armel boards and any 32-bit ARM from ARMv5TE on: the armel compiler's own baseline, soft float.
+	"armel": {Name: "armel", CC: "arm-linux-gnueabi-gcc", CFlags: commonCFlags,
+		LDFlags:  append(slices.Clone(staticLD), "-latomic"),
+		Packages: []string{"gcc-arm-linux-gnueabi", "libc6-dev-armel-cross"}},
+	// ARMv6 with VFPv2 (ARM1176JZF-S: the first Raspberry Pis and the Zero). Debian's armhf C library needs ARMv7, so
+	// the armel compiler builds for it, with its ARMv5TE C library, which ARMv6 runs, and VFP for doubles.
+	"armv6": {Name: "armv6", CC: "arm-linux-gnueabi-gcc",
+		CFlags:   append(slices.Clone(commonCFlags), "-march=armv6", "-mfpu=vfp", "-mfloat-abi=softfp", "-marm"),
+		LDFlags:  append(slices.Clone(staticLD), "-latomic"),
+		Packages: []string{"gcc-arm-linux-gnueabi", "libc6-dev-armel-cross"}},
 	"aarch64": {Name: "aarch64", CC: "aarch64-linux-gnu-gcc", CFlags: commonCFlags, LDFlags: staticLD,
 		Packages: []string{"gcc-aarch64-linux-gnu", "libc6-dev-arm64-cross"}, NativeOn: "arm64"},
 	"x86_64": {Name: "x86_64", CC: "x86_64-linux-gnu-gcc", CFlags: commonCFlags, LDFlags: staticLD,

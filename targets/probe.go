@@ -17,6 +17,7 @@ const ProbeScript = `
 echo "os=$(uname -s)"
 echo "kernel=$(uname -r)"
 echo "arch=$(uname -m)"
+[ -r /proc/sys/kernel/arch ] && echo "kernel_arch=$(cat /proc/sys/kernel/arch)"
 if [ -r /etc/os-release ]; then . /etc/os-release 2>/dev/null; echo "distro=$PRETTY_NAME"; fi
 if [ -r /proc/cpuinfo ]; then
   m=$(grep -m1 -iE '^(model name|hardware|processor[[:space:]]*:[[:space:]]*[a-z])' /proc/cpuinfo | cut -d: -f2-)
@@ -36,7 +37,7 @@ true
 // ParseProbe reads ProbeScript's output; later keys win, unknown keys are ignored.
 func ParseProbe(out []byte) artifact.Device {
 	var d artifact.Device
-	var distro string
+	var distro, kernelArch string
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), "=")
@@ -53,6 +54,8 @@ func ParseProbe(out []byte) artifact.Device {
 			d.Kernel = v
 		case "arch":
 			d.Arch = v
+		case "kernel_arch":
+			kernelArch = v
 		case "cpu_model":
 			if v != "" {
 				d.CPUModel = v
@@ -67,6 +70,11 @@ func ParseProbe(out []byte) artifact.Device {
 	}
 	if distro != "" {
 		d.OS += " (" + distro + ")"
+	}
+	// Under qemu-user an emulated uname answers for the emulated CPU; a kernel that could not run that natively
+	// is the real one (binfmt_misc runs the userland), and the arch is the kernel's.
+	if kernelArch != "" && !runsNatively(archFamily(kernelArch), archFamily(d.Arch)) {
+		d.Arch = kernelArch
 	}
 	return d
 }

@@ -22,7 +22,8 @@ type Spec struct {
 	KnownHosts string // ssh known_hosts file (default ~/.ssh/known_hosts)
 	// LegacyAlgorithms opts an ssh target into old key exchanges, ciphers, MACs and host key types (old devices).
 	LegacyAlgorithms bool
-	// Toolchain names the toolchain to build with; empty lets the caller choose from the platform the target reports.
+	// Toolchain names the toolchain to build with; empty lets the caller choose from the platform the target reports
+	// (an ssh target's is picked by asking the device what it runs).
 	Toolchain string
 	// RunPrefix runs before the program on the device, e.g. "taskset -c 1" or "qemu-arm -cpu cortex-a8".
 	RunPrefix string
@@ -48,6 +49,9 @@ var BuiltIn = map[string]Spec{
 	"mac":   {Kind: "local"},
 	// webos: an HP TouchPad-class device over ssh (--host); ARMv7 softfp, static.
 	"webos": {Kind: "ssh", Toolchain: "webos"},
+	// ssh: any Linux board over ssh, named by its host on the command line (bench-bridge ssh [USER@]HOST); its
+	// toolchain is picked by asking it what it runs.
+	"ssh": {Kind: "ssh"},
 	// android: the one device adb lists, or --serial / $ANDROID_SERIAL; built for its ABI.
 	"android": {Kind: "adb"},
 }

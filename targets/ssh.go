@@ -39,7 +39,8 @@ type sshConn struct {
 const sshKeepalive = 15 * time.Second
 
 // NewSSH connects to the ssh target called name. The overrides win over the spec: host, identity, known_hosts,
-// run prefix and workdir.
+// run prefix and workdir. A spec that names no toolchain has the device asked what it runs, and its toolchain picked
+// from that; the pick and its reasons go to the log.
 func NewSSH(ctx context.Context, name string, spec Spec, o Overrides) (*SSH, error) {
 	host, identity, knownHosts := pick(o.Host, spec.Host), pick(o.Identity, spec.Identity), pick(o.KnownHosts, spec.KnownHosts)
 	if host == "" {
@@ -78,6 +79,15 @@ func NewSSH(ctx context.Context, name string, spec Spec, o Overrides) (*SSH, err
 	if err != nil {
 		c.close()
 		return nil, err
+	}
+	if spec.Toolchain == "" {
+		choice, err := askBoard(ctx, r)
+		if err != nil {
+			c.close()
+			return nil, err
+		}
+		r.platform.Toolchain = choice.toolchain
+		fmt.Fprintf(log, "ssh %s: %s\n", host, choice)
 	}
 	return &SSH{remote: r}, nil
 }

@@ -20,7 +20,7 @@ import (
 
 // channellessSSHServer is an ssh server on loopback that completes the handshake and the login, and then never
 // accepts (nor refuses) a channel: a fault a real sshd cannot be made to produce. It returns the spec that reaches
-// it.
+// it, which names a toolchain, so that opening it runs nothing on it.
 func channellessSSHServer(t *testing.T) Spec {
 	t.Helper()
 	_, hostPriv, _ := ed25519.GenerateKey(rand.Reader)
@@ -51,7 +51,7 @@ func channellessSSHServer(t *testing.T) Spec {
 	os.WriteFile(identity, pem.EncodeToMemory(block), 0o600)
 	known := filepath.Join(dir, "known_hosts")
 	os.WriteFile(known, []byte(knownhosts.Line([]string{knownhosts.Normalize(addr)}, hostSigner.PublicKey())+"\n"), 0o600)
-	return Spec{Kind: "ssh", Host: "bench@" + addr, Identity: identity, KnownHosts: known}
+	return Spec{Kind: "ssh", Host: "bench@" + addr, Identity: identity, KnownHosts: known, Toolchain: "host"}
 }
 
 // TestSSHChannelThatNeverOpens logs in to a server that never opens a channel: every step ends at its bound with an

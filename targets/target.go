@@ -33,8 +33,8 @@ type Target interface {
 
 // Platform is what a target tells about the programs it runs; build.ForPlatform turns it into a toolchain.
 type Platform struct {
-	// Toolchain is the toolchain the spec names, or the kind's own default (webos for novacom); empty means the
-	// ABI's, else the host's.
+	// Toolchain is the toolchain the spec names, or the kind's own default (webos for novacom), or the one an ssh
+	// board's userland calls for; empty means the ABI's, else the host's.
 	Toolchain string
 	// ABI is an Android device's ro.product.cpu.abi; empty elsewhere.
 	ABI string

@@ -24,7 +24,7 @@ type doctorOptions struct {
 	IO  *IOStreams
 	ctx context.Context
 
-	Targets    []string
+	Targets    []string // names, and ssh [USER@]HOST for a board (resolveTargets)
 	ConfigFile string
 	QuickJSSrc string
 	Device     targets.Overrides
@@ -37,10 +37,13 @@ func newCmdDoctor(f *Factory, runF func(*doctorOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor [TARGET...]",
 		Short: "Check what a run needs (compiler, QuickJS, device, profilers) and say how to fix what is missing",
-		Long: `doctor checks, for each target (default: the local machine and every configured target), the C compiler
-of its toolchain, QuickJS's source, that the device is reachable and runs programs (adb server and device, ssh
-host key and login), the run prefix's command and the profilers on the device. For each missing part it prints
-the command that fixes it. It exits 1 when a required part is missing.`,
+		Long: `doctor checks, for each target (default: the local machine and every configured target; ssh [USER@]HOST
+names a board), the C compiler of its toolchain, QuickJS's source, that the device is reachable and runs programs
+(adb server and device, ssh host key and login), the run prefix's command and the profilers on the device. For each
+missing part it prints the command that fixes it. It exits 1 when a required part is missing.`,
+		Example: `  bench-bridge doctor
+  bench-bridge doctor android webos --host root@touchpad
+  bench-bridge doctor ssh root@board`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ctx, o.Targets = cmd.Context(), args
 			if runF != nil {
@@ -63,9 +66,11 @@ func doctorRun(o *doctorOptions) error {
 	if err != nil {
 		return err
 	}
-	names := o.Targets
-	if len(names) == 0 {
+	var names []string
+	if len(o.Targets) == 0 {
 		names = defaultDoctorTargets(cfg)
+	} else if names, err = resolveTargets(o.Targets, cfg, o.Device.Host); err != nil {
+		return err
 	}
 	dev := o.Device
 	dev.Log = o.IO.ErrOut // what opening a device says: a recorded host key, a removed leftover
@@ -156,8 +161,12 @@ func targetsRun(o *targetsOptions) error {
 	return tw.Flush()
 }
 
-// reachability opens a target and runs `true` on it, within a few seconds.
+// reachability opens a target and runs `true` on it, within a few seconds. The built-in ssh target is no device
+// until the command line names its board.
 func (o *targetsOptions) reachability(cfg *config.Config, name string) string {
+	if _, configured := cfg.Targets[name]; name == sshBoard && !configured && o.Device.Host == "" {
+		return "-: names a board on the command line (bench-bridge ssh [USER@]HOST)"
+	}
 	ctx, cancel := context.WithTimeout(o.ctx, 10*time.Second)
 	defer cancel()
 	t, err := o.OpenTarget(ctx, name, cfg.Specs(), o.Device)

@@ -23,17 +23,18 @@ type profileOptions struct {
 	Builder    buildFunc
 	ctx        context.Context
 
-	Target, Case string
-	Seconds      float64
-	Program      string // artifact.ProgramBridge or artifact.ProgramFloor
-	Tool         string
-	OutDir       string
-	ConfigFile   string
-	Build        buildFlags
-	Device       targets.Overrides
+	Target     []string // the target's words: its name, or ssh and a board's [USER@]HOST (resolveTargets)
+	Case       string
+	Seconds    float64
+	Program    string // artifact.ProgramBridge or artifact.ProgramFloor
+	Tool       string
+	OutDir     string
+	ConfigFile string
+	Build      buildFlags
+	Device     targets.Overrides
 }
 
-// newCmdProfile is `bench-bridge profile TARGET CASE [SECS]`.
+// newCmdProfile is `bench-bridge profile TARGET CASE [SECS]`, where TARGET may be ssh [USER@]HOST.
 func newCmdProfile(f *Factory, runF func(*profileOptions) error) *cobra.Command {
 	o := &profileOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder}
 	cmd := &cobra.Command{
@@ -50,16 +51,20 @@ frame-pointer stacks), symbolised here, for kernels without perf events, qemu an
 		Example: `  bench-bridge profile linux script_to_host_scalar 5
   bench-bridge profile linux script_to_host_object 3 --tool callgrind
   bench-bridge profile linux callback --program floor
-  bench-bridge profile webos script_to_host_scalar --tool itimer --host root@touchpad`,
-		Args: cobra.RangeArgs(2, 3),
+  bench-bridge profile webos script_to_host_scalar --tool itimer --host root@touchpad
+  bench-bridge profile ssh root@board script_to_host_scalar 3`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			return cobra.RangeArgs(1+targetWords(args), 2+targetWords(args))(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.ctx, o.Target, o.Case, o.Seconds = cmd.Context(), args[0], args[1], 5
+			n := targetWords(args)
+			o.ctx, o.Target, o.Case, o.Seconds = cmd.Context(), args[:n], args[n], 5
 			if _, ok := cases.Lookup(o.Case); !ok {
 				return fmt.Errorf("unknown case %q (bench-bridge cases lists them)", o.Case)
 			}
-			if len(args) == 3 {
+			if len(args) == n+2 {
 				var err error
-				if o.Seconds, err = profile.ParseSeconds(args[2]); err != nil {
+				if o.Seconds, err = profile.ParseSeconds(args[n+1]); err != nil {
 					return err
 				}
 			}
@@ -97,9 +102,13 @@ func profileRun(o *profileOptions) error {
 	if err != nil {
 		return err
 	}
+	names, err := resolveTargets(o.Target, cfg, o.Device.Host)
+	if err != nil {
+		return err
+	}
 	dev := o.Device
 	dev.Log = stderr
-	t, err := o.OpenTarget(o.ctx, o.Target, cfg.Specs(), dev)
+	t, err := o.OpenTarget(o.ctx, names[0], cfg.Specs(), dev)
 	if err != nil {
 		return err
 	}

@@ -113,8 +113,8 @@ func newRoot(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "bench-bridge TARGET...",
 		Short: "Measure what one script <-> host call costs on real devices, and how far it is from the floor",
-		Long: `Targets: linux and mac (the local machine), android (over adb), webos (over ssh), and the targets of the
-config file (bench-bridge.toml).
+		Long: `Targets: linux and mac (the local machine), android (over adb), webos (over ssh), ssh [USER@]HOST (any
+Linux board over ssh, built for what it runs), and the targets of the config file (bench-bridge.toml).
 
 bench-bridge builds a set of benchmark cases twice, through the boundary under test (the bridge) and
 directly against the QuickJS C API (the floor), runs them on a target, writes one JSON artifact per run and

@@ -34,7 +34,7 @@ type measureOptions struct {
 	ctx        context.Context
 
 	Kind       string   // artifact.ProgramBridge or artifact.ProgramFloor
-	Targets    []string // the targets' names
+	Targets    []string // the targets' words: names, and ssh [USER@]HOST for a board (resolveTargets)
 	ConfigFile string
 	Build      buildFlags
 	Measure    measureFlags
@@ -150,11 +150,15 @@ func subsetName(name string, selected []string) string {
 // measureRun runs the program on every named target, one session and one artifact each, and shows them side by side.
 // It opens every target and closes every one it opened.
 func measureRun(o *measureOptions) error {
-	if err := checkOut(o.Measure.out, o.Targets); err != nil {
-		return err
-	}
 	cfg, err := config.Load(o.ConfigFile)
 	if err != nil {
+		return err
+	}
+	names, err := resolveTargets(o.Targets, cfg, o.Device.Host)
+	if err != nil {
+		return err
+	}
+	if err := checkOut(o.Measure.out, names); err != nil {
 		return err
 	}
 	p, err := o.plan(cfg)
@@ -164,13 +168,13 @@ func measureRun(o *measureOptions) error {
 	disp := newDisplay(o.IO.ErrOut, o.IO.IsStderrTTY(), o.IO.ColorEnabled(), o.Measure.quiet, o.Measure.verbose)
 	dev := o.Device
 	dev.Log = disp
-	opened := make([]targets.Target, 0, len(o.Targets))
+	opened := make([]targets.Target, 0, len(names))
 	defer func() {
 		for _, t := range opened {
 			t.Close()
 		}
 	}()
-	for _, name := range o.Targets {
+	for _, name := range names {
 		t, err := o.OpenTarget(o.ctx, name, cfg.Specs(), dev)
 		if err != nil {
 			return err
@@ -196,7 +200,7 @@ func measureRun(o *measureOptions) error {
 			}
 		}
 		if errs[i] != nil {
-			failed = append(failed, fmt.Errorf("%s: %w", o.Targets[i], errs[i]))
+			failed = append(failed, fmt.Errorf("%s: %w", names[i], errs[i]))
 		}
 	}
 	if len(arts) > 0 {

@@ -28,6 +28,9 @@ var targetAbout = map[string][2]string{
 	"mac":     {"this machine (macOS)", "this machine, when it runs macOS (built with the system clang)"},
 	"android": {"an Android device over adb", "the Android device adb lists (--serial or $ANDROID_SERIAL for one of several), built for its ABI"},
 	"webos":   {"a webOS device over ssh", "an HP TouchPad-class webOS device over ssh (--host): ARMv7 softfp, static"},
+	"ssh": {"a Linux board over ssh", "any Linux board over ssh, named by [USER@]HOST (a Host of ~/.ssh/config too): " +
+		"bench-bridge asks it what it runs (the ELF header of its /bin/sh, its C library, its CPU) and picks the " +
+		"toolchain, static"},
 }
 
 // newCmdTarget is `bench-bridge NAME [TARGET...]`: the bridge measured on one target (and any more named after it),
@@ -64,6 +67,10 @@ func hideForeignFlags(cmd *cobra.Command, kind string) {
 // reports why.
 func addTargetCmds(root *cobra.Command, f *Factory, args []string) {
 	for name, spec := range targets.BuiltIn {
+		if name == sshBoard {
+			root.AddCommand(newCmdSSH(f, nil))
+			continue
+		}
 		root.AddCommand(newCmdTarget(f, name, spec.Kind, targetAbout[name], nil))
 	}
 	cfg, err := config.Load(configArg(args))
