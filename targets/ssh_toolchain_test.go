@@ -1,28 +1,81 @@
 package targets
 
 import (
+	"bytes"
 	"context"
+	"debug/elf"
+	"encoding/binary"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-// shellHeader is the first KiB of a recorded /bin/sh in testdata/shell-elf: Debian 12's busybox for arm64, armhf and
-// armel (dynamic, glibc), this machine's dash and busybox-static, and an armhf program linked statically.
+// shellHeader is the start of a /bin/sh as the probe reads it: an ELF header with one program header, PT_INTERP,
+// when the program is dynamic. The headers are made here, with the fields of Debian 12's busybox for arm64, armhf
+// and armel (dynamic, glibc), dash and busybox-static on x86_64, and an armhf program linked statically.
 func shellHeader(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "shell-elf", name))
-	if err != nil {
-		t.Fatal(err)
+	const eabi5 = 0x05000000
+	switch name {
+	case "arm64-busybox":
+		return elfHeader(t, elf.ELFCLASS64, elf.EM_AARCH64, 0, "/lib/ld-linux-aarch64.so.1")
+	case "armhf-busybox":
+		return elfHeader(t, elf.ELFCLASS32, elf.EM_ARM, eabi5|0x400, "/lib/ld-linux-armhf.so.3")
+	case "armel-busybox":
+		return elfHeader(t, elf.ELFCLASS32, elf.EM_ARM, eabi5|0x200, "/lib/ld-linux.so.3")
+	case "armhf-static":
+		return elfHeader(t, elf.ELFCLASS32, elf.EM_ARM, eabi5|0x400, "")
+	case "x86_64-dash":
+		return elfHeader(t, elf.ELFCLASS64, elf.EM_X86_64, 0, "/lib64/ld-linux-x86-64.so.2")
+	case "x86_64-busybox-static":
+		return elfHeader(t, elf.ELFCLASS64, elf.EM_X86_64, 0, "")
 	}
-	return b
+	t.Fatalf("no header %q", name)
+	return nil
 }
 
-// withBytes is b with the bytes from i on set to v: a recorded header changed in one field.
+// elfHeader is a little-endian ELF header of class with its program headers right after it: PT_INTERP naming interp
+// (none when interp is empty), then PT_LOAD.
+func elfHeader(t *testing.T, class elf.Class, machine elf.Machine, flags uint32, interp string) []byte {
+	t.Helper()
+	var ident [elf.EI_NIDENT]byte
+	copy(ident[:], elf.ELFMAG)
+	ident[elf.EI_CLASS], ident[elf.EI_DATA], ident[elf.EI_VERSION] = byte(class), byte(elf.ELFDATA2LSB), byte(elf.EV_CURRENT)
+	types := []elf.ProgType{elf.PT_LOAD}
+	if interp != "" {
+		types = []elf.ProgType{elf.PT_INTERP, elf.PT_LOAD}
+		interp += "\x00"
+	}
+	var b bytes.Buffer
+	write := func(v any) {
+		if err := binary.Write(&b, binary.LittleEndian, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if class == elf.ELFCLASS32 {
+		hsize, psize := binary.Size(elf.Header32{}), binary.Size(elf.Prog32{})
+		end := uint32(hsize + len(types)*psize)
+		write(elf.Header32{Ident: ident, Type: uint16(elf.ET_EXEC), Machine: uint16(machine), Version: uint32(elf.EV_CURRENT),
+			Phoff: uint32(hsize), Flags: flags, Ehsize: uint16(hsize), Phentsize: uint16(psize), Phnum: uint16(len(types))})
+		for _, typ := range types {
+			write(elf.Prog32{Type: uint32(typ), Off: end, Filesz: uint32(len(interp))})
+		}
+	} else {
+		hsize, psize := binary.Size(elf.Header64{}), binary.Size(elf.Prog64{})
+		end := uint64(hsize + len(types)*psize)
+		write(elf.Header64{Ident: ident, Type: uint16(elf.ET_EXEC), Machine: uint16(machine), Version: uint32(elf.EV_CURRENT),
+			Phoff: uint64(hsize), Flags: flags, Ehsize: uint16(hsize), Phentsize: uint16(psize), Phnum: uint16(len(types))})
+		for _, typ := range types {
+			write(elf.Prog64{Type: uint32(typ), Off: end, Filesz: uint64(len(interp))})
+		}
+	}
+	b.WriteString(interp)
+	return b.Bytes()
+}
+
+// withBytes is b with the bytes from i on set to v: a header changed in one field.
 func withBytes(b []byte, i int, v ...byte) []byte {
 	b = slices.Clone(b)
 	copy(b[i:], v)
