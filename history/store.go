@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for postgres:// URLs
 	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for postgres:// URLs
 	"modernc.org/sqlite"
 	_ "modernc.org/sqlite" // the "sqlite" driver, for files
 )
