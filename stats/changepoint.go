@@ -257,13 +257,20 @@ func describeChange(ys []float64, lo, tau, hi int, th ChangeThresholds) ChangePo
 }
 
 // ExactChanges finds the changes in a series that repeats exactly when nothing changed (instruction or allocation
-// counts): every point that differs from the one before by more than tolerance, relative.
+// counts): every point that differs from the one before by more than tolerance, relative to the larger. A count
+// that grows from 0 has a Shift of 1 (Before and After say what it was).
 func ExactChanges(xs []float64, tolerance float64) []ChangePoint {
 	var out []ChangePoint
 	for i := 1; i < len(xs); i++ {
-		if r := xs[i]/xs[i-1] - 1; math.Abs(r) > tolerance {
-			out = append(out, ChangePoint{Index: i, Before: xs[i-1], After: xs[i], Shift: r, Low: r, High: r})
+		a, b := xs[i-1], xs[i]
+		if !(math.Abs(b-a) > tolerance*max(math.Abs(a), math.Abs(b))) {
+			continue
 		}
+		r := 1.0
+		if a != 0 {
+			r = b/a - 1
+		}
+		out = append(out, ChangePoint{Index: i, Before: a, After: b, Shift: r, Low: r, High: r})
 	}
 	return out
 }

@@ -191,12 +191,15 @@ func TestNightNoise(t *testing.T) {
 }
 
 // TestExactChanges: a count series changes wherever a night differs from the one before by more than the
-// tolerance, back again included.
+// tolerance, back again included, to 0 and from 0 too.
 func TestExactChanges(t *testing.T) {
-	xs := []float64{1000, 1000, 1000.05, 1000, 1100, 1100, 1000}
+	xs := []float64{1000, 1000, 1000.05, 1000, 1100, 1100, 1000, 0, 0, 3}
 	cps := ExactChanges(xs, 1e-4)
-	if got := indexes(cps); !slices.Equal(got, []int{4, 6}) {
-		t.Fatalf("changes at %v, want [4 6]", got)
+	if got := indexes(cps); !slices.Equal(got, []int{4, 6, 7, 9}) {
+		t.Fatalf("changes at %v, want [4 6 7 9]", got)
+	}
+	if c := cps[3]; c.Shift != 1 || c.After != 3 {
+		t.Errorf("a count from 0: %+v", c)
 	}
 	if c := cps[0]; math.Abs(c.Shift-0.1) > 1e-12 || c.Low != c.Shift || c.High != c.Shift || c.Before != 1000 || c.After != 1100 {
 		t.Errorf("change %+v", c)
