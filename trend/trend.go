@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/history"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
@@ -157,6 +158,9 @@ func analyze(h *history.History, o Options) *Report {
 		r.Nights += len(s.Nights)
 		for _, name := range caseNames(s) {
 			for _, m := range Metrics {
+				if m == Ratio && name == cases.RefCase {
+					continue // its ratio to itself is 1 every night
+				}
 				line := lineOf(s, name, m)
 				if len(line.Points) == 0 {
 					continue
