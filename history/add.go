@@ -57,7 +57,7 @@ func (s *Store) Add(ctx context.Context, entries []Entry, o AddOptions) ([]Outco
 		out = out[:0]
 		for _, e := range sorted {
 			if e.Night > latest {
-				return fmt.Errorf("%s: night %s is in the future (now is %s): the device's clock is wrong; pass --night", e.File, e.Night, now.UTC().Format(time.RFC3339))
+				return fmt.Errorf("%s: night %s is in the future (now is %s): the device's clock, or --night, is wrong", e.File, e.Night, now.UTC().Format(time.RFC3339))
 			}
 			oc, err := s.addOne(ctx, tx, e, o)
 			if err != nil {

@@ -6,7 +6,9 @@ package trend
 import (
 	"cmp"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/history"
@@ -149,7 +151,6 @@ func withoutNewest(h *history.History) *history.History {
 func analyze(h *history.History, o Options) *Report {
 	r := &Report{}
 	pos := commitOrder(h)
-	var fs []foundChange
 	for si := range h.Series {
 		s := &h.Series[si]
 		if !slices.ContainsFunc(r.Devices, func(d history.Device) bool { return d.Key == s.Device.Key }) {
@@ -161,32 +162,64 @@ func analyze(h *history.History, o Options) *Report {
 				if m == Ratio && name == cases.RefCase {
 					continue // its ratio to itself is 1 every night
 				}
-				line := lineOf(s, name, m)
-				if len(line.Points) == 0 {
-					continue
+				if line := lineOf(s, name, m); len(line.Points) > 0 {
+					r.Lines = append(r.Lines, line)
 				}
-				values := make([]float64, len(line.Points))
-				for i, p := range line.Points {
-					values[i] = p.Value
-				}
-				var cps []stats.ChangePoint
-				if exact(m) {
-					cps = stats.ExactChanges(values, o.ExactTolerance)
-				} else {
-					cps = stats.ChangePoints(values, o.Thresholds)
-					line.Spread = stats.NightNoise(values, cps)
-					r.Noise = append(r.Noise, noiseOf(line, values, cps, o))
-				}
-				for _, c := range cps {
-					line.Changes = append(line.Changes, c.Index)
-					fs = append(fs, foundChange{line: len(r.Lines), cp: c, last: c.Index == cps[len(cps)-1].Index})
-				}
-				r.Lines = append(r.Lines, line)
 			}
+		}
+	}
+	found := detect(r.Lines, o)
+	var fs []foundChange
+	for i := range r.Lines {
+		line, cps := &r.Lines[i], found[i]
+		values := line.values()
+		if !exact(line.Metric) {
+			line.Spread = stats.NightNoise(values, cps)
+			r.Noise = append(r.Noise, noiseOf(*line, values, cps, o))
+		}
+		for _, c := range cps {
+			line.Changes = append(line.Changes, c.Index)
+			fs = append(fs, foundChange{line: i, cp: c, last: c.Index == cps[len(cps)-1].Index})
 		}
 	}
 	r.Changes = group(r.Lines, fs, pos, o)
 	return r
+}
+
+// detect finds the changes of every line, the lines shared out over the machine's cores: each line's result
+// depends on that line alone (the permutations are seeded per segment), so the order they run in changes nothing.
+func detect(lines []Line, o Options) [][]stats.ChangePoint {
+	out := make([][]stats.ChangePoint, len(lines))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if exact(lines[i].Metric) {
+					out[i] = stats.ExactChanges(lines[i].values(), o.ExactTolerance)
+				} else {
+					out[i] = stats.ChangePoints(lines[i].values(), o.Thresholds)
+				}
+			}
+		}()
+	}
+	for i := range lines {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+// values are the line's values, night after night.
+func (l *Line) values() []float64 {
+	out := make([]float64, len(l.Points))
+	for i, p := range l.Points {
+		out[i] = p.Value
+	}
+	return out
 }
 
 // foundChange is one change on one line.
