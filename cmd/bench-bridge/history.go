@@ -1,0 +1,327 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/dashboard"
+	"github.com/bench-bridge/bench-bridge/history"
+	"github.com/bench-bridge/bench-bridge/trend"
+)
+
+// defaultStore is the history when neither --store nor BENCH_BRIDGE_HISTORY names one.
+const defaultStore = "bench-bridge-history.db"
+
+// storeFlag is --store, of every history command.
+type storeFlag struct{ location string }
+
+func (s *storeFlag) register(fl *pflag.FlagSet) {
+	fl.StringVar(&s.location, "store", "", "the history: a SQLite file, or a postgres:// URL (default: $BENCH_BRIDGE_HISTORY, else "+defaultStore+")")
+}
+
+// open opens the store the flag or the environment names.
+func (s *storeFlag) open(ctx context.Context) (*history.Store, error) {
+	loc := s.location
+	if loc == "" {
+		loc = os.Getenv("BENCH_BRIDGE_HISTORY")
+	}
+	if loc == "" {
+		loc = defaultStore
+	}
+	return history.Open(ctx, loc, history.Options{})
+}
+
+// newCmdHistory is `bench-bridge history`, the commands of the store of every night.
+func newCmdHistory(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "Keep every night's artifacts and find where a case's numbers changed, on which devices, at which commit",
+		Long: `history keeps every night of the nightly in a store (one SQLite file, or a PostgreSQL database that a lab's
+runners share), one series per device, program and build, and finds the nights where a series shifted
+(docs/history.md).`,
+		Example: `  bench-bridge history add --commit "$GITHUB_SHA" out/nightly/linux.json
+  bench-bridge history changes --format markdown
+  bench-bridge history noise
+  bench-bridge history html out/dashboard`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newCmdHistoryAdd(f, nil), newCmdHistoryChanges(f, nil), newCmdHistoryNoise(f, nil), newCmdHistoryHTML(f, nil))
+	return cmd
+}
+
+// historyAddOptions are history add's: the artifacts, and what they may not say themselves.
+type historyAddOptions struct {
+	IO  *IOStreams
+	ctx context.Context
+
+	Store    storeFlag
+	Files    []string
+	Commit   string
+	Night    string
+	Device   string
+	Replace  bool
+	Backfill bool
+}
+
+// newCmdHistoryAdd is `bench-bridge history add ARTIFACT...`.
+func newCmdHistoryAdd(f *Factory, runF func(*historyAddOptions) error) *cobra.Command {
+	o := &historyAddOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "add ARTIFACT...",
+		Short: "Record artifacts in the history, once each: all of them or none",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, files []string) error {
+			o.ctx, o.Files = cmd.Context(), files
+			if runF != nil {
+				return runF(o)
+			}
+			return historyAddRun(o)
+		},
+	}
+	fl := cmd.Flags()
+	o.Store.register(fl)
+	fl.StringVar(&o.Commit, "commit", "", "the commit the artifacts measured (default: $GITHUB_SHA, else the revision bench-bridge was built from)")
+	fl.StringVar(&o.Night, "night", "", "the night, YYYY-MM-DD (default: the day, UTC, each run started)")
+	fl.StringVar(&o.Device, "device", "", "name the device instead of keying it by its metadata (identical machines of a lab)")
+	fl.BoolVar(&o.Replace, "replace", false, "keep these artifacts instead of others the history has for the same nights")
+	fl.BoolVar(&o.Backfill, "backfill", false, "accept nights older than a series' newest (importing old artifacts)")
+	return cmd
+}
+
+func historyAddRun(o *historyAddOptions) error {
+	commit := o.Commit
+	if commit == "" {
+		commit = os.Getenv("GITHUB_SHA")
+	}
+	var entries []history.Entry
+	for _, f := range o.Files {
+		e, err := history.ReadEntry(f, history.EntryOptions{Commit: commit, Night: o.Night, Device: o.Device})
+		if err != nil {
+			return err
+		}
+		entries = append(entries, e)
+	}
+	s, err := o.Store.open(o.ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	start := time.Now()
+	out, err := s.Add(o.ctx, entries, history.AddOptions{Replace: o.Replace, Backfill: o.Backfill})
+	if err != nil {
+		return err
+	}
+	for _, oc := range out {
+		e := oc.Entry
+		switch {
+		case !oc.Added:
+			fmt.Fprintf(o.IO.Out, "already kept: %s (%s)\n", e.File, e.Identity)
+		case oc.Replaced != "":
+			fmt.Fprintf(o.IO.Out, "replaced night %s of %s at %s with %s (was %s)\n", e.Night, e.Series, short(e.Revision), e.File, oc.Replaced)
+		default:
+			fmt.Fprintf(o.IO.Out, "added night %s of %s at %s: %s\n", e.Night, e.Series, short(e.Revision), e.File)
+		}
+		if !e.Artifact.Complete {
+			fmt.Fprintf(o.IO.ErrOut, "bench-bridge: warning: %s is incomplete: the history has the cases it measured whole\n", e.File)
+		}
+	}
+	fmt.Fprintf(o.IO.ErrOut, "history %s: %d of %d artifacts added in %s\n", s.Where(), countAdded(out), len(out), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func countAdded(out []history.Outcome) int {
+	n := 0
+	for _, oc := range out {
+		if oc.Added {
+			n++
+		}
+	}
+	return n
+}
+
+// short is a commit as people read it: its first 12 characters.
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// readHistory loads the whole store and reads it; markNew also finds which changes the newest nights made visible.
+func readHistory(ctx context.Context, store storeFlag, markNew bool) (*trend.Report, error) {
+	s, err := store.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	h, err := s.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := trend.DefaultOptions
+	o.MarkNew = markNew
+	return trend.Analyze(h, o), nil
+}
+
+func checkFormat(format string) error {
+	if !slices.Contains(dashboard.Formats, format) {
+		return fmt.Errorf("--format %q: want one of %s", format, strings.Join(dashboard.Formats, ", "))
+	}
+	return nil
+}
+
+// historyChangesOptions are history changes's.
+type historyChangesOptions struct {
+	IO  *IOStreams
+	ctx context.Context
+
+	Store   storeFlag
+	Format  string
+	FailNew bool
+}
+
+// newCmdHistoryChanges is `bench-bridge history changes`.
+func newCmdHistoryChanges(f *Factory, runF func(*historyChangesOptions) error) *cobra.Command {
+	o := &historyChangesOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "changes",
+		Short: "Print the nights where a case's numbers changed: commits, size, devices, and whether the code or a device caused it",
+		Long: `changes finds where each device's series of each case shifted: by time (the ratio to ref_js_loop), with
+E-divisive means and a permutation test against the series' own night-to-night noise; by instruction and
+allocation counts, which repeat exactly, wherever they move. A change that every device that ran its commits
+shows is the code's; one that only one of them shows is that device's (docs/history.md).
+
+Exit status: 0, or with --fail-new 3 when a change that the newest nights made visible is the code's and a
+regression; 1 on an error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.ctx = cmd.Context()
+			if runF != nil {
+				return runF(o)
+			}
+			return historyChangesRun(o)
+		},
+	}
+	o.Store.register(cmd.Flags())
+	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: "+strings.Join(dashboard.Formats, ", "))
+	cmd.Flags().BoolVar(&o.FailNew, "fail-new", false, "exit 3 when the newest nights show a new regression that the code caused")
+	return cmd
+}
+
+func historyChangesRun(o *historyChangesOptions) error {
+	if err := checkFormat(o.Format); err != nil {
+		return err
+	}
+	r, err := readHistory(o.ctx, o.Store, o.FailNew)
+	if err != nil {
+		return err
+	}
+	if err := dashboard.Changes(o.IO.Out, r, o.Format); err != nil {
+		return err
+	}
+	var caught []string
+	for _, c := range r.Changes {
+		if o.FailNew && c.New && c.Regression && c.Cause == trend.CauseCode {
+			caught = append(caught, fmt.Sprintf("%s %s (%s, %+.1f%% at %s..%s)", c.Case, c.Metric, c.Program, 100*c.Shift, short(c.From), short(c.To)))
+		}
+	}
+	if len(caught) > 0 {
+		return regressionError{"new change by the code: " + strings.Join(caught, ", ")}
+	}
+	return nil
+}
+
+// historyNoiseOptions are history noise's.
+type historyNoiseOptions struct {
+	IO  *IOStreams
+	ctx context.Context
+
+	Store  storeFlag
+	Format string
+}
+
+// newCmdHistoryNoise is `bench-bridge history noise`.
+func newCmdHistoryNoise(f *Factory, runF func(*historyNoiseOptions) error) *cobra.Command {
+	o := &historyNoiseOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "noise",
+		Short: "Print each device's night-to-night spread per case when nothing changed, and the smallest change the nightly sees there",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.ctx = cmd.Context()
+			if runF != nil {
+				return runF(o)
+			}
+			return historyNoiseRun(o)
+		},
+	}
+	o.Store.register(cmd.Flags())
+	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: "+strings.Join(dashboard.Formats, ", "))
+	return cmd
+}
+
+func historyNoiseRun(o *historyNoiseOptions) error {
+	if err := checkFormat(o.Format); err != nil {
+		return err
+	}
+	r, err := readHistory(o.ctx, o.Store, false)
+	if err != nil {
+		return err
+	}
+	return dashboard.Noise(o.IO.Out, r, o.Format)
+}
+
+// historyHTMLOptions are history html's.
+type historyHTMLOptions struct {
+	IO  *IOStreams
+	ctx context.Context
+
+	Store storeFlag
+	Dir   string
+}
+
+// newCmdHistoryHTML is `bench-bridge history html DIR`.
+func newCmdHistoryHTML(f *Factory, runF func(*historyHTMLOptions) error) *cobra.Command {
+	o := &historyHTMLOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "html DIR",
+		Short: "Write DIR/index.html: one static page with a chart per case over the nights, a line per device, and the open changes",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.ctx, o.Dir = cmd.Context(), args[0]
+			if runF != nil {
+				return runF(o)
+			}
+			return historyHTMLRun(o)
+		},
+	}
+	o.Store.register(cmd.Flags())
+	return cmd
+}
+
+func historyHTMLRun(o *historyHTMLOptions) error {
+	r, err := readHistory(o.ctx, o.Store, false)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := dashboard.HTML(&buf, r); err != nil {
+		return err
+	}
+	page := filepath.Join(o.Dir, "index.html")
+	if err := artifact.WriteFileAtomic(page, buf.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.ErrOut, "wrote %s: %d nights of %d devices, %d changes\n", page, r.Nights, len(r.Devices), len(r.Changes))
+	return nil
+}
