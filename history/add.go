@@ -178,11 +178,11 @@ func insertResults(ctx context.Context, tx *sql.Tx, nightID int64, a *artifact.A
 		for _, r := range c.ProcessRatios() {
 			ratios = append(ratios, strconv.FormatFloat(r, 'g', -1, 64))
 		}
-		lo, hi := nullable(&c.CILowNs), nullable(&c.CIHighNs)
-		if c.CILevel == 0 {
+		lo, hi := nullable(&c.PILowNs), nullable(&c.PIHighNs)
+		if c.PILevel == 0 {
 			lo, hi = nil, nil
 		}
-		if _, err := stmt.ExecContext(ctx, nightID, c.Name, nullable(c.RatioToRef), nullable(c.RatioCILow), nullable(c.RatioCIHigh),
+		if _, err := stmt.ExecContext(ctx, nightID, c.Name, nullable(c.RatioToRef), nullable(c.RatioPILow), nullable(c.RatioPIHigh),
 			strings.Join(ratios, " "), c.MedianNs, lo, hi, nullable(c.InstructionsPerOp), nullable(allocs), nullable(bytes)); err != nil {
 			return fmt.Errorf("case %s: %w", c.Name, err)
 		}

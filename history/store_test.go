@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
 // backend opens a new, empty store of one kind and returns its location.
@@ -78,7 +80,7 @@ func TestAddAndLoad(t *testing.T) {
 			}
 			r := a.Nights[0].Result("script_to_host_scalar")
 			want := es[0].Artifact.Case("script_to_host_scalar")
-			if r == nil || r.Ratio != *want.RatioToRef || r.RatioLow != *want.RatioCILow || len(r.ProcessRatios) != 3 ||
+			if r == nil || r.Ratio != *want.RatioToRef || r.RatioLow != *want.RatioPILow || len(r.ProcessRatios) != 3 ||
 				r.MedianNs != want.MedianNs || r.Instructions != 1800 || !math.IsNaN(r.Allocs) {
 				t.Errorf("result %+v, want the artifact's %+v", r, want)
 			}
@@ -297,7 +299,7 @@ func TestBadArtifacts(t *testing.T) {
 	f := writeNight(t, dir, nightN("linux", "A", 0, 50))
 	data, _ := os.ReadFile(f)
 	newer := filepath.Join(dir, "newer.json")
-	os.WriteFile(newer, []byte(strings.Replace(string(data), `"schema": 4`, `"schema": 99`, 1)), 0o644)
+	os.WriteFile(newer, []byte(strings.Replace(string(data), fmt.Sprintf(`"schema": %d`, artifact.Schema), `"schema": 99`, 1)), 0o644)
 	for _, tc := range []struct {
 		file string
 		o    EntryOptions

@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// ChangeThresholds are the settings of change-point detection over a series of nights.
-type ChangeThresholds struct {
+// ChangePointThresholds are the settings of change-point detection over a series of nights.
+type ChangePointThresholds struct {
 	// MinSegment is the fewest nights on each side of a change: a change is seen only once that many nights
 	// after it were measured.
 	MinSegment int
@@ -29,8 +29,8 @@ type ChangeThresholds struct {
 	Seed uint64
 }
 
-// DefaultChangeThresholds are the thresholds the history uses; docs/history.md has the measurements they come from.
-var DefaultChangeThresholds = ChangeThresholds{MinSegment: 6, Alpha: 0.01, Permutations: 199, Level: 0.99,
+// DefaultChangePointThresholds are the thresholds the history uses; docs/history.md has the measurements they come from.
+var DefaultChangePointThresholds = ChangePointThresholds{MinSegment: 6, Alpha: 0.01, Permutations: 199, Level: 0.99,
 	MinEffect: 0.03, Window: 30, Seed: 1}
 
 // ChangePoint is one shift in a series: the segment from Index on differs from the one before it.
@@ -54,7 +54,7 @@ type ChangePoint struct {
 // weigh like a change); each kept change must also have an interval that excludes no change and a size of at least
 // MinEffect. The permutations are drawn from a generator seeded by th.Seed and the segment, so the result does not
 // depend on the order segments are tested in.
-func ChangePoints(xs []float64, th ChangeThresholds) []ChangePoint {
+func ChangePoints(xs []float64, th ChangePointThresholds) []ChangePoint {
 	ys := make([]float64, len(xs))
 	for i, x := range xs {
 		ys[i] = math.Log(x)
@@ -95,13 +95,13 @@ func ChangePoints(xs []float64, th ChangeThresholds) []ChangePoint {
 }
 
 // keep says whether a significant candidate is a change: its interval excludes no change, and it is large enough.
-func keep(cp ChangePoint, th ChangeThresholds) bool {
+func keep(cp ChangePoint, th ChangePointThresholds) bool {
 	return (cp.Low > 0 || cp.High < 0) && math.Abs(cp.Shift) >= th.MinEffect
 }
 
 // bestSplit returns the most likely change in ys[s:e] and the permutation test's p-value for it; 1 when the
 // segment is too short to split.
-func bestSplit(ys []float64, s, e int, th ChangeThresholds) (int, float64) {
+func bestSplit(ys []float64, s, e int, th ChangePointThresholds) (int, float64) {
 	if e-s < 2*th.MinSegment {
 		return 0, 1
 	}
@@ -115,7 +115,7 @@ func bestSplit(ys []float64, s, e int, th ChangeThresholds) (int, float64) {
 
 // permutationP is the share of shuffles of the segment whose best split is at least q, counting the segment itself.
 // It stops early once the share can no longer fall to Alpha: most segments without a change take a few shuffles.
-func permutationP(d *divergence, q float64, s, e int, th ChangeThresholds) float64 {
+func permutationP(d *divergence, q float64, s, e int, th ChangePointThresholds) float64 {
 	rng := rand.New(rand.NewPCG(th.Seed, uint64(s)<<32|uint64(e)))
 	limit := int(th.Alpha * float64(th.Permutations+1)) // more exceedances than this and p > Alpha
 	exceed := 0
@@ -237,7 +237,7 @@ func (f *fenwick) distance(r int, v float64) float64 {
 // describeChange measures the change at tau between the segments [lo, tau) and [tau, hi) of the logarithms ys,
 // within th.Window points of tau: the medians each side, and the Hodges-Lehmann shift with its distribution-free
 // interval (from the Mann-Whitney statistic's distribution, by its normal approximation).
-func describeChange(ys []float64, lo, tau, hi int, th ChangeThresholds) ChangePoint {
+func describeChange(ys []float64, lo, tau, hi int, th ChangePointThresholds) ChangePoint {
 	before := ys[max(lo, tau-th.Window):tau]
 	after := ys[tau:min(hi, tau+th.Window)]
 	diffs := make([]float64, 0, len(before)*len(after))
@@ -308,7 +308,7 @@ const visibleFactor = 5.0
 
 // SmallestVisible is the least relative change that ChangePoints finds in 95 of 100 series with night-to-night
 // noise noise (NightNoise), once MinSegment nights after it were measured; never less than MinEffect.
-func SmallestVisible(noise float64, th ChangeThresholds) float64 {
+func SmallestVisible(noise float64, th ChangePointThresholds) float64 {
 	return max(th.MinEffect, math.Expm1(visibleFactor*noise*math.Sqrt(2/float64(th.MinSegment))))
 }
 

@@ -84,7 +84,7 @@ func indexes(cps []ChangePoint) []int {
 // around it; 40 nights of A/A on the same three devices show none. A busy night right beside a step can move it by
 // one (TestChangePointsOverManySeries has the rates): seed 2 is a draw where none is.
 func TestChangePointsFindTheSteps(t *testing.T) {
-	th := DefaultChangeThresholds
+	th := DefaultChangePointThresholds
 	steps := nightsOf(t, 2, 40, [3][]int{{20, 30}, {30}, {30}})
 	want := [3][]int{{20, 30}, {30}, {30}}
 	for d, xs := range steps {
@@ -111,7 +111,7 @@ func TestChangePointsFindTheSteps(t *testing.T) {
 // least 80% are found at their night and at least 90% within a night of it.
 func TestChangePointsOverManySeries(t *testing.T) {
 	noise := readNoise(t)
-	th := DefaultChangeThresholds
+	th := DefaultChangePointThresholds
 	const trials = 500
 	aa, exact, near := 0, 0, 0
 	for s := range trials {
@@ -139,7 +139,7 @@ func TestChangePointsOverManySeries(t *testing.T) {
 // TestSmallestVisible: in Gaussian noise of 1%, 2% and 5%, a step of SmallestVisible with MinSegment nights after
 // it is found in at least 90 of 100 series, and a step of half that in fewer than 40.
 func TestSmallestVisible(t *testing.T) {
-	th := DefaultChangeThresholds
+	th := DefaultChangePointThresholds
 	th.MinEffect = 0
 	for _, sigma := range []float64{0.01, 0.02, 0.05} {
 		v := SmallestVisible(sigma, th)
@@ -178,7 +178,7 @@ func TestNightNoise(t *testing.T) {
 			xs[i] *= 1.3
 		}
 	}
-	cps := ChangePoints(xs, DefaultChangeThresholds)
+	cps := ChangePoints(xs, DefaultChangePointThresholds)
 	if got := indexes(cps); !slices.Equal(got, []int{100}) {
 		t.Fatalf("changes at %v, want [100]", got)
 	}

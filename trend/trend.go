@@ -38,7 +38,7 @@ const (
 
 // Options are the thresholds of the reading.
 type Options struct {
-	Thresholds stats.ChangeThresholds
+	Thresholds stats.ChangePointThresholds
 	// ExactTolerance is how far apart two counts of the same build may be and still be the same: callgrind's
 	// counts repeat to within 0.01% (docs/artifact.md).
 	ExactTolerance float64
@@ -48,7 +48,7 @@ type Options struct {
 }
 
 // DefaultOptions are the history's.
-var DefaultOptions = Options{Thresholds: stats.DefaultChangeThresholds, ExactTolerance: 2e-4}
+var DefaultOptions = Options{Thresholds: stats.DefaultChangePointThresholds, ExactTolerance: 2e-4}
 
 // Report is what a history says.
 type Report struct {
