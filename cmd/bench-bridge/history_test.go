@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
 // TestHistoryOnFakeTargets measures three fake devices for 20 nights, the first 10% slower (--slowdown) from night
@@ -107,7 +109,7 @@ func TestHistoryAddRefuses(t *testing.T) {
 	}
 	data, _ := os.ReadFile(files[0])
 	newer := filepath.Join(dir, "newer.json")
-	os.WriteFile(newer, []byte(strings.Replace(string(data), `"schema": 4`, `"schema": 5`, 1)), 0o644)
+	os.WriteFile(newer, []byte(strings.Replace(string(data), fmt.Sprintf(`"schema": %d`, artifact.Schema), `"schema": 99`, 1)), 0o644)
 	foreign := filepath.Join(dir, "notes.txt")
 	os.WriteFile(foreign, []byte(strings.Repeat("a text file, not a history\n", 200)), 0o644)
 	for _, tc := range []struct {
@@ -115,7 +117,7 @@ func TestHistoryAddRefuses(t *testing.T) {
 		want string
 	}{
 		{[]string{"--store", store, "--commit", "c1", files[0], files[1]}, "night already kept"},
-		{[]string{"--store", store, "--commit", "c1", newer}, newer + ": schema 5 is not supported"},
+		{[]string{"--store", store, "--commit", "c1", newer}, newer + ": schema 99 is not supported"},
 		{[]string{"--store", foreign, "--commit", "c1", files[0]}, "not a SQLite database"},
 		{[]string{"--store", store, files[0]}, "pass --commit"},
 	} {
