@@ -48,6 +48,21 @@ type Options struct {
 	AllocationsThreshold float64
 	Cases                map[string]CaseOptions
 	Guards               []Guard
+	// AllowMissing lets a case measured on one side only pass; by default it fails the gate, since it is not guarded.
+	AllowMissing bool
+	// AcrossOrigins judges by time artifacts of different devices, engines or builds; by default their time
+	// verdicts are withheld, since ×ref itself moves between CPUs and compilers.
+	AcrossOrigins bool
+	// Noise, when set, is what the current device's history says about each case: a case whose smallest visible
+	// change there is larger than its threshold is "cannot see", not "same".
+	Noise *Noise
+}
+
+// Noise is a device's night-to-night noise from its history.
+type Noise struct {
+	Device string
+	// Visible is the least relative change the nightly can see per case on the device.
+	Visible map[string]float64
 }
 
 // CaseOptions override the gate's thresholds for one case; zero leaves the gate's own.
@@ -147,7 +162,9 @@ const (
 	Regressed   Verdict = "regressed"   // significantly worse by more than the threshold
 	Unconfirmed Verdict = "unconfirmed" // regressed, but the rerun did not confirm it
 	Failed      Verdict = "failed"      // measured in the baseline, failed in the current run
-	Missing     Verdict = "missing"     // not in both artifacts (or no instruction counts): not gated
+	Missing     Verdict = "missing"     // not in both artifacts (or no instruction counts): fails unless allowed
+	Unseen      Verdict = "cannot see"  // no significant change, and the device's noise hides one of the threshold
+	Unjudged    Verdict = "not judged"  // artifacts of different origins: ×ref moves with the CPU and the compiler
 	Skipped     Verdict = "skipped"     // left out by the config
 )
 
@@ -199,13 +216,18 @@ type Result struct {
 	// (artifact.Device.Emulation): its numbers are the emulator's, not the device's.
 	BaselineEmulated string `json:"baseline_emulated,omitempty"`
 	CurrentEmulated  string `json:"current_emulated,omitempty"`
+	// AllowMissing says a case measured on one side only does not fail the gate.
+	AllowMissing bool `json:"allow_missing,omitempty"`
 }
 
 // Regressions lists the cases and guards that fail the gate.
 func (r *Result) Regressions() []string {
 	var out []string
 	for _, c := range r.Cases {
-		if c.Verdict == Regressed || c.Verdict == Failed {
+		switch {
+		case c.Verdict == Missing && r.fails(c):
+			out = append(out, c.Case+" (missing)")
+		case r.fails(c):
 			out = append(out, c.Case)
 		}
 	}
@@ -215,6 +237,12 @@ func (r *Result) Regressions() []string {
 		}
 	}
 	return out
+}
+
+// fails reports whether c fails the gate: a regression, a failure, or a case missing from a side when that is not
+// allowed.
+func (r *Result) fails(c CaseResult) bool {
+	return c.Verdict == Regressed || c.Verdict == Failed || (c.Verdict == Missing && !r.AllowMissing)
 }
 
 // Flagged lists the cases a confirming rerun should measure: regressed cases and breached guards.
@@ -280,17 +308,43 @@ func Compare(base, cur *artifact.Artifact, baseFile, curFile string, o Options) 
 	if len(ds) > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("warning: %s and %s come from %s: comparing ×ref only", baseFile, curFile, artifact.Describe(ds)))
 	}
+	r.AllowMissing = o.AllowMissing
 	for _, name := range order(base, cur) {
 		if name == cases.RefCase {
 			continue
 		}
 		r.Cases = append(r.Cases, compareCase(base, cur, name, o))
 	}
+	if o.Metric == Time && !o.AcrossOrigins && acrossOrigins(ds) {
+		withholdTimeVerdicts(r)
+	}
 	if o.Metric == Time {
 		r.Notes = append(r.Notes, refNote(base, cur))
 	}
 	r.Guards = checkGuards(cur, o.Guards)
 	return r, nil
+}
+
+// acrossOrigins reports whether the differences reach beyond the session and the program: another device, engine,
+// compiler, flags or defines, under which ×ref itself moves.
+func acrossOrigins(ds []artifact.Difference) bool {
+	return slices.ContainsFunc(ds, func(d artifact.Difference) bool {
+		return d.Kind == artifact.DiffDevice || d.Kind == artifact.DiffEngine || (d.Kind == artifact.DiffBuild && d.What != "programs")
+	})
+}
+
+// withholdTimeVerdicts turns r's time verdicts into "not judged" and says what would judge them.
+func withholdTimeVerdicts(r *Result) {
+	for i := range r.Cases {
+		c := &r.Cases[i]
+		if c.Verdict == Same || c.Verdict == Improved || c.Verdict == Regressed || c.Verdict == Unseen {
+			c.Verdict, c.Note = Unjudged, ""
+		}
+	}
+	r.Notes = append(r.Notes, "not judged by time: ×ref moves between CPUs, compilers and QuickJS builds by more than a "+
+		"regression; judge by instruction counts (--metric instructions), rerun both on one device (--confirm, "+
+		"bench-bridge compare), or read the device's own history (bench-bridge history changes); --across-origins "+
+		"judges anyway")
 }
 
 // stateShift compares the least ref_js_loop samples of base and cur when they come from one device
@@ -405,6 +459,11 @@ func compareCase(base, cur *artifact.Artifact, name string, o Options) CaseResul
 		res.Note = cmp.Warnings[0]
 	}
 	res.Verdict = verdict(stats.UnpairedThresholds(o.Alpha, res.Threshold).Tested(res.Change, p))
+	if n := o.Noise; res.Verdict == Same && n != nil && n.Visible[name] > res.Threshold {
+		res.Verdict = Unseen
+		res.Note = fmt.Sprintf("cannot see %s on %s for %s: its history sees changes of %s and more", percent(res.Threshold),
+			n.Device, name, percent(n.Visible[name]))
+	}
 	return res
 }
 

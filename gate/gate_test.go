@@ -362,3 +362,61 @@ func TestRefNoteWarnsOfAnotherState(t *testing.T) {
 		})
 	}
 }
+
+// A case measured on one side only fails the gate, naming it as missing, unless missing cases are allowed.
+func TestMissingCaseFails(t *testing.T) {
+	cur := scaled(base, nil)
+	delete(cur, "callback")
+	for _, allow := range []bool{false, true} {
+		o := Options{AllowMissing: allow}.WithDefaults()
+		r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, cur), "base.json", "cur.json", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg := r.Regressions()
+		if verdicts(r)["callback"] != Missing || (len(reg) == 1) == allow || (!allow && reg[0] != "callback (missing)") {
+			t.Errorf("allow missing %v: verdicts %v, regressions %q", allow, verdicts(r), reg)
+		}
+	}
+}
+
+// Across CPUs the gate withholds its time verdicts, even on a 50% slowdown, and says what would judge; asked to,
+// it judges anyway.
+func TestAcrossOriginsIsNotJudgedByTime(t *testing.T) {
+	b, c := fake(t, 1, 0.02, base), fake(t, 2, 0.02, scaled(base, map[string]float64{"callback": 1.5}))
+	c.Device.CPUModel = "another CPU"
+	for _, across := range []bool{false, true} {
+		r, err := Compare(b, c, "base.json", "cur.json", Options{AcrossOrigins: across}.WithDefaults())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Unjudged
+		if across {
+			want = Regressed
+		}
+		if got := verdicts(r)["callback"]; got != want || (len(r.Regressions()) == 0) == across {
+			t.Errorf("across origins %v: callback %s, want %s; regressions %q", across, got, want, r.Regressions())
+		}
+		if !across && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "--metric instructions") }) {
+			t.Errorf("no note on what would judge: %q", r.Notes)
+		}
+	}
+}
+
+// A case with no significant change on a device whose history cannot see the threshold is "cannot see", not "same".
+func TestNoiseThatHidesTheThreshold(t *testing.T) {
+	noise := &Noise{Device: "phone-1", Visible: map[string]float64{"callback": 0.25, "script_to_host_scalar": 0.04}}
+	r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, base), "base.json", "cur.json", Options{Noise: noise}.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := verdicts(r)
+	if v["callback"] != Unseen || v["script_to_host_scalar"] != Same || len(r.Regressions()) > 0 {
+		t.Errorf("verdicts %v, regressions %q", v, r.Regressions())
+	}
+	for _, c := range r.Cases {
+		if c.Case == "callback" && !strings.Contains(c.Note, "cannot see 10% on phone-1 for callback") {
+			t.Errorf("note %q", c.Note)
+		}
+	}
+}

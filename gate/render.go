@@ -112,7 +112,7 @@ func (res *Result) sides() string {
 func (res *Result) rows() [][]string {
 	var rows [][]string
 	for _, c := range res.Cases {
-		row := []string{c.Case, "", "", "", "", percent(c.Threshold), verdictText(c)}
+		row := []string{c.Case, "", "", "", "", percent(c.Threshold), res.verdictText(c)}
 		switch {
 		case res.Metric == Allocations:
 			row[5] = fmt.Sprintf("+%g", c.Threshold)
@@ -130,9 +130,9 @@ func (res *Result) rows() [][]string {
 	return rows
 }
 
-func verdictText(c CaseResult) string {
+func (res *Result) verdictText(c CaseResult) string {
 	v := string(c.Verdict)
-	if c.Verdict == Regressed || c.Verdict == Failed {
+	if res.fails(c) {
 		v = strings.ToUpper(v)
 	}
 	if c.Rerun != nil {
@@ -186,8 +186,7 @@ func (r *Report) Document() *reports.Document {
 		}
 		for i, row := range res.rows() {
 			cells := reports.Entries(row...)
-			v := res.Cases[i].Verdict
-			cells[6].Strong = v == Regressed || v == Failed
+			cells[6].Strong = res.fails(res.Cases[i])
 			sec.Rows = append(sec.Rows, cells)
 		}
 		d.Sections = append(d.Sections, sec)

@@ -17,9 +17,11 @@ import (
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/gate"
+	"github.com/bench-bridge/bench-bridge/history"
 	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/stats"
 	"github.com/bench-bridge/bench-bridge/targets"
+	"github.com/bench-bridge/bench-bridge/trend"
 )
 
 // Exit statuses of gate: 0 when nothing regressed, exitRegressed on a regression, 1 on an error.
@@ -38,6 +40,9 @@ type gateOptions struct {
 	Metric            string
 	ConfigFile        string
 	Thresholds        thresholdFlags
+	AllowMissing      bool
+	AcrossOrigins     bool
+	History           string
 }
 
 // thresholdFlags are --alpha and --min-effect, of gate and compare.
@@ -82,6 +87,9 @@ Exit status: 0 when nothing regressed, 3 on a regression, 1 on an error.`,
 	fl.StringVar(&o.Metric, "metric", "", "time, instructions or allocations (default: the config's gate.metric, else time)")
 	fl.Float64Var(&o.Thresholds.alpha, "alpha", 0, fmt.Sprintf("significance level of the U test, strictly between 0 and 1 (default: the config's, else %v)", stats.DefaultAlpha))
 	fl.Float64Var(&o.Thresholds.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
+	fl.BoolVar(&o.AllowMissing, "allow-missing", false, "let a case measured on one side only pass (by default it fails: it is not guarded)")
+	fl.BoolVar(&o.AcrossOrigins, "across-origins", false, "judge by time across devices, compilers and QuickJS builds (by default withheld: ×ref moves between them)")
+	fl.StringVar(&o.History, "history", "", "a history store (docs/history.md): a case whose device's noise hides the minimum effect is \"cannot see\", not \"same\"")
 	registerConfigFlag(fl, &o.ConfigFile)
 	return cmd
 }
@@ -111,6 +119,13 @@ func gateRun(o *gateOptions) error {
 	if !slices.Contains(gate.Metrics, opts.Metric) {
 		return fmt.Errorf("--metric %q: want time, instructions or allocations", opts.Metric)
 	}
+	opts.AllowMissing, opts.AcrossOrigins = o.AllowMissing, o.AcrossOrigins
+	var noise *trend.Report
+	if o.History != "" {
+		if noise, err = readHistory(o.ctx, storeFlag{o.History}, false); err != nil {
+			return fmt.Errorf("--history: %w", err)
+		}
+	}
 	baselines, err := gate.Load(basePath)
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
@@ -128,6 +143,7 @@ func gateRun(o *gateOptions) error {
 		report.Notes = []string{}
 	}
 	for _, p := range pairs {
+		opts.Noise = deviceNoise(noise, p.Current.Artifact)
 		res, err := gate.Compare(p.Baseline.Artifact, p.Current.Artifact, p.Baseline.File, p.Current.File, opts)
 		if err != nil {
 			return err
@@ -146,6 +162,26 @@ func gateRun(o *gateOptions) error {
 		return regressionError{fmt.Sprintf("regression: %s", strings.Join(reg, ", "))}
 	}
 	return nil
+}
+
+// deviceNoise is what the history says of a's device and program: the least change its nightly sees per case; nil
+// without a history, or when the history has not seen that device and program.
+func deviceNoise(r *trend.Report, a *artifact.Artifact) *gate.Noise {
+	if r == nil {
+		return nil
+	}
+	dev := history.DeviceOf(a, "")
+	program := history.SeriesOf(a, dev.Key).Program
+	n := &gate.Noise{Device: dev.Key, Visible: map[string]float64{}}
+	for _, x := range r.Noise {
+		if x.Device == dev.Key && x.Program == program && x.Visible > 0 {
+			n.Visible[x.Case] = x.Visible
+		}
+	}
+	if len(n.Visible) == 0 {
+		return nil
+	}
+	return n
 }
 
 // confirmResult reruns the flagged cases of res and keeps only the regressions the rerun shows too. When the
