@@ -53,23 +53,55 @@ func exportJSON(w io.Writer, arts []*artifact.Artifact, files []string) error {
 	return enc.Encode(Build(arts, files))
 }
 
-// header is the column titles shared by text and markdown: per artifact its numbers, then the comparison.
+// header is the column titles shared by text, markdown and html.
 func (t *Table) header() []string {
-	h := []string{"case"}
+	var out []string
+	for _, h := range t.headings() {
+		out = append(out, h.Name)
+	}
+	return out
+}
+
+// Ranks of the columns a table fitted to a terminal leaves out, the highest first (Heading.Drop): the memory
+// counts, then what follows from other columns or has its own export, then the interval and the p-value. The case,
+// ns/op, ×ref and the comparison stay.
+const (
+	dropBytes = 6 - iota
+	dropAllocs
+	dropPerMs
+	dropInstructions
+	dropInterval
+	dropP
+)
+
+// headings are the table's columns: per artifact its numbers, then the comparison with the first. In full, every
+// heading names its artifact where it is not clear from the column before; fitted to a terminal, the artifact's label
+// is the group above its columns.
+func (t *Table) headings() []Heading {
+	h := []Heading{{Name: "case"}}
+	interval := fmt.Sprintf("%.0f%% interval", 100*stats.Level)
 	for i, c := range t.Columns {
-		h = append(h, c.Label+" ns/op", fmt.Sprintf("%.0f%% interval", 100*stats.Level), "×ref", "per ms")
+		col := func(name, short string, drop int) {
+			h = append(h, Heading{Name: name, Right: true, Group: c.Label, Short: short, Drop: drop})
+		}
+		col(c.Label+" ns/op", "ns/op", 0)
+		col(interval, fmt.Sprintf("%.0f%% PI", 100*stats.Level), dropInterval)
+		col("×ref", "", 0)
+		col("per ms", "", dropPerMs)
 		if t.hasInstructions() {
-			h = append(h, "instr/op")
+			col("instr/op", "", dropInstructions)
 		}
 		if t.hasMemory() {
-			h = append(h, "allocs/op", "bytes/op")
+			col("allocs/op", "", dropAllocs)
+			col("bytes/op", "", dropBytes)
 		}
 		if i > 0 {
-			vs := "vs " + t.Columns[0].Label
+			vs, short := "vs "+t.Columns[0].Label, "vs first"
 			if c.VsFirst == ByRatio {
-				vs = "×ref " + vs
+				vs, short = "×ref "+vs, "×ref vs first"
 			}
-			h = append(h, vs, "p")
+			col(vs, short, 0)
+			col("p", "", dropP)
 		}
 	}
 	return h
@@ -212,14 +244,23 @@ func (t *Table) frameLine() string {
 
 // Document is the table as show prints it: one section, the frame line under it, then the warnings and notes.
 func (t *Table) Document() *Document {
-	sec := Section{Paragraph: t.frameLine(), Footer: t.footNotes()}
-	for i, h := range t.header() {
-		sec.Columns = append(sec.Columns, Heading{Name: h, Right: i > 0})
-	}
+	sec := Section{Paragraph: t.frameLine(), Footer: t.footNotes(), Columns: t.headings()}
 	for _, r := range t.Rows {
 		sec.Rows = append(sec.Rows, Entries(t.cells(r)...))
 	}
 	return &Document{Sections: []Section{sec}}
+}
+
+// TerminalDocument is the table as show prints it to a terminal of width columns (Document.Fit), with a line that
+// names the columns it left out and where to find them.
+func (t *Table) TerminalDocument(width int) *Document {
+	d := t.Document()
+	if left := d.Fit(width); len(left) > 0 {
+		note := fmt.Sprintf("left out to fit %d columns: %s (--wide shows them; --format csv or json has "+
+			"every number)", width, strings.Join(left, ", "))
+		d.Sections[0].Footer = append([]string{note}, d.Sections[0].Footer...)
+	}
+	return d
 }
 
 // footNotes are the warnings, each prefixed "warning: ", then the notes.
@@ -236,7 +277,8 @@ func exportCSV(w io.Writer, arts []*artifact.Artifact, files []string) error {
 	t := Build(arts, files)
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"case", "crossing", "artifact", "median_ns", "pi_low_ns", "pi_high_ns", "ratio_to_ref",
-		"crossings_per_ms", "vs_first", "vs_first_by", "p_value", "failed", "emulated"})
+		"crossings_per_ms", "vs_first", "vs_first_by", "p_value", "failed", "emulated", "instructions_per_op",
+		"allocs_per_op", "bytes_per_op"})
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	opt := func(v *float64) string {
 		if v == nil {
@@ -255,13 +297,14 @@ func exportCSV(w io.Writer, arts []*artifact.Artifact, files []string) error {
 				}
 			}
 			rec := []string{textsafe.Line(r.Case), strconv.FormatBool(r.Crossing), textsafe.Line(col.Label), "", "", "", "", "", "", "", "",
-				textsafe.Line(c.Failed), textsafe.Line(emulated)}
+				textsafe.Line(c.Failed), textsafe.Line(emulated), "", "", ""}
 			if !c.Missing {
 				rec[3] = num(c.MedianNs)
 				if c.HasInterval() {
 					rec[4], rec[5] = num(c.PILowNs), num(c.PIHighNs)
 				}
 				rec[6], rec[7], rec[8], rec[10] = opt(c.RatioToRef), opt(c.CrossingsPerMs), opt(c.VsFirst), opt(c.PValue)
+				rec[13], rec[14], rec[15] = opt(c.InstructionsPerOp), opt(c.AllocsPerOp), opt(c.BytesPerOp)
 				if c.VsFirst != nil {
 					rec[9] = col.VsFirst
 				}
