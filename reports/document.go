@@ -49,6 +49,8 @@ type Heading struct {
 	// Drop is the order in which Fit leaves the column out when the table is too wide, the highest first, every
 	// column of one rank together; 0 keeps it.
 	Drop int
+	// Key names the kind of column, for Keep: one key for the same numbers of every artifact. Empty: always kept.
+	Key string
 }
 
 // Entry is one cell; Strong marks what markdown sets in bold (a failing verdict). Markdown sets the first cell of
@@ -137,6 +139,13 @@ func (d *Document) Fit(width int) []string {
 	return left
 }
 
+// Keep leaves in every table only the columns whose Key is one of keys, and those without a key.
+func (d *Document) Keep(keys []string) {
+	for i := range d.Sections {
+		d.Sections[i].remove(func(h Heading) bool { return h.Key != "" && !slices.Contains(keys, h.Key) })
+	}
+}
+
 // fit takes the compact headings and leaves out columns, the highest Drop rank first, until the table fits width.
 func (s *Section) fit(width int) []string {
 	for i := range s.Columns {
@@ -153,27 +162,37 @@ func (s *Section) fit(width int) []string {
 		if rank == 0 {
 			break
 		}
-		keep := func(i int) bool { return s.Columns[i].Drop != rank }
-		var cols []Heading
-		for i, c := range s.Columns {
-			if keep(i) {
-				cols = append(cols, c)
-			} else if !slices.Contains(left, c.Name) {
-				left = append(left, c.Name)
+		for _, name := range s.remove(func(h Heading) bool { return h.Drop == rank }) {
+			if !slices.Contains(left, name) {
+				left = append(left, name)
 			}
 		}
-		for r, row := range s.Rows {
-			var cells []Entry
-			for i, c := range row {
-				if keep(i) {
-					cells = append(cells, c)
-				}
-			}
-			s.Rows[r] = cells
-		}
-		s.Columns = cols
 	}
 	return left
+}
+
+// remove takes the columns out for which drop holds, with their cells, and returns their names.
+func (s *Section) remove(drop func(Heading) bool) []string {
+	var cols []Heading
+	var names []string
+	for _, c := range s.Columns {
+		if drop(c) {
+			names = append(names, c.Name)
+		} else {
+			cols = append(cols, c)
+		}
+	}
+	for r, row := range s.Rows {
+		var cells []Entry
+		for i, c := range row {
+			if !drop(s.Columns[i]) {
+				cells = append(cells, c)
+			}
+		}
+		s.Rows[r] = cells
+	}
+	s.Columns = cols
+	return names
 }
 
 // indent is what a section's lines start with: two spaces under a title.

@@ -24,7 +24,7 @@ func withCounts(arts []*artifact.Artifact) {
 
 // On a terminal the table fits its width: the columns that do not fit are left out, the memory counts first, and
 // one line names them; the case, ns/op, ×ref and the comparison always stay. Prose wraps at the width too.
-func TestTerminalDocumentFitsItsWidth(t *testing.T) {
+func TestViewFitsItsWidth(t *testing.T) {
 	files := []string{"testdata/floor.json", "testdata/json.json"}
 	arts := artsOf(t, files...)
 	withCounts(arts)
@@ -36,7 +36,11 @@ func TestTerminalDocumentFitsItsWidth(t *testing.T) {
 	wide := widest(full.String())
 	for _, width := range []int{80, 100, 120, 160, wide} {
 		var out bytes.Buffer
-		if err := table.TerminalDocument(width).Render(&out, "text"); err != nil {
+		doc, err := table.View(nil, width)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := doc.Render(&out, "text"); err != nil {
 			t.Fatal(err)
 		}
 		text := out.String()
@@ -122,4 +126,32 @@ func widest(text string) int {
 		w = max(w, utf8.RuneCountInString(l))
 	}
 	return w
+}
+
+// View keeps the columns asked for, in every artifact, and refuses a column it does not know.
+func TestViewKeepsTheColumnsAsked(t *testing.T) {
+	files := []string{"testdata/floor.json", "testdata/json.json"}
+	arts := artsOf(t, files...)
+	withCounts(arts)
+	doc, err := Build(arts, files).View([]string{"ns", "instructions", "vs"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := doc.Render(&out, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	header := strings.SplitN(out.String(), "\n", 2)[0]
+	want := "| case | floor linux ns/op | instr/op | json linux ns/op | instr/op | ×ref vs floor linux |"
+	if header != want {
+		t.Errorf("header %q, want %q", header, want)
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "| `") && strings.Count(line, "|") != strings.Count(want, "|") {
+			t.Errorf("a row of another width than its header: %q", line)
+		}
+	}
+	if _, err := Build(arts, files).View([]string{"median"}, 0); err == nil || !strings.Contains(err.Error(), "ns, interval") {
+		t.Errorf("an unknown column: %v, want an error listing the columns", err)
+	}
 }

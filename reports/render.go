@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,6 +75,10 @@ const (
 	dropP
 )
 
+// ColumnKeys name the kinds of column a table has, for show --columns: every artifact's ns/op, interval, ×ref,
+// crossings per ms, instructions, allocations and bytes per op, and the comparison with the first and its p-value.
+var ColumnKeys = []string{"ns", "interval", "ref", "per-ms", "instructions", "allocs", "bytes", "vs", "p"}
+
 // headings are the table's columns: per artifact its numbers, then the comparison with the first. In full, every
 // heading names its artifact where it is not clear from the column before; fitted to a terminal, the artifact's label
 // is the group above its columns.
@@ -81,27 +86,27 @@ func (t *Table) headings() []Heading {
 	h := []Heading{{Name: "case"}}
 	interval := fmt.Sprintf("%.0f%% interval", 100*stats.Level)
 	for i, c := range t.Columns {
-		col := func(name, short string, drop int) {
-			h = append(h, Heading{Name: name, Right: true, Group: c.Label, Short: short, Drop: drop})
+		col := func(key, name, short string, drop int) {
+			h = append(h, Heading{Name: name, Right: true, Group: c.Label, Short: short, Drop: drop, Key: key})
 		}
-		col(c.Label+" ns/op", "ns/op", 0)
-		col(interval, fmt.Sprintf("%.0f%% PI", 100*stats.Level), dropInterval)
-		col("×ref", "", 0)
-		col("per ms", "", dropPerMs)
+		col("ns", c.Label+" ns/op", "ns/op", 0)
+		col("interval", interval, fmt.Sprintf("%.0f%% PI", 100*stats.Level), dropInterval)
+		col("ref", "×ref", "", 0)
+		col("per-ms", "per ms", "", dropPerMs)
 		if t.hasInstructions() {
-			col("instr/op", "", dropInstructions)
+			col("instructions", "instr/op", "", dropInstructions)
 		}
 		if t.hasMemory() {
-			col("allocs/op", "", dropAllocs)
-			col("bytes/op", "", dropBytes)
+			col("allocs", "allocs/op", "", dropAllocs)
+			col("bytes", "bytes/op", "", dropBytes)
 		}
 		if i > 0 {
 			vs, short := "vs "+t.Columns[0].Label, "vs first"
 			if c.VsFirst == ByRatio {
 				vs, short = "×ref "+vs, "×ref vs first"
 			}
-			col(vs, short, 0)
-			col("p", "", dropP)
+			col("vs", vs, short, 0)
+			col("p", "p", "", dropP)
 		}
 	}
 	return h
@@ -251,16 +256,28 @@ func (t *Table) Document() *Document {
 	return &Document{Sections: []Section{sec}}
 }
 
-// TerminalDocument is the table as show prints it to a terminal of width columns (Document.Fit), with a line that
-// names the columns it left out and where to find them.
-func (t *Table) TerminalDocument(width int) *Document {
+// View is the table as show prints it: only the columns of these ColumnKeys (every column when there are none),
+// and, for a terminal of width columns (0 for none), fitted to it (Document.Fit) with a line that names the columns
+// it left out and where to find them.
+func (t *Table) View(columns []string, width int) (*Document, error) {
 	d := t.Document()
+	if len(columns) > 0 {
+		for _, c := range columns {
+			if !slices.Contains(ColumnKeys, c) {
+				return nil, fmt.Errorf("no column %q (have %s)", c, strings.Join(ColumnKeys, ", "))
+			}
+		}
+		d.Keep(columns)
+	}
+	if width <= 0 {
+		return d, nil
+	}
 	if left := d.Fit(width); len(left) > 0 {
 		note := fmt.Sprintf("left out to fit %d columns: %s (--wide shows them; --format csv or json has "+
 			"every number)", width, strings.Join(left, ", "))
 		d.Sections[0].Footer = append([]string{note}, d.Sections[0].Footer...)
 	}
-	return d
+	return d, nil
 }
 
 // footNotes are the warnings, each prefixed "warning: ", then the notes.

@@ -26,13 +26,16 @@ func TestRenderGolden(t *testing.T) {
 		"cross": {"testdata/json.json", "testdata/arm-emulated.json"},
 	} {
 		arts := artsOf(t, files...)
-		// "terminal": the text as show prints it to a terminal of 80 columns (Table.TerminalDocument).
+		// "terminal": the text as show prints it to a terminal of 80 columns (Table.View).
 		for _, format := range append(slices.Clone(Formats), "terminal") {
 			t.Run(name+"/"+format, func(t *testing.T) {
 				var buf bytes.Buffer
 				var err error
 				if format == "terminal" {
-					err = Build(arts, files).TerminalDocument(80).Render(&buf, "text")
+					var doc *Document
+					if doc, err = Build(arts, files).View(nil, 80); err == nil {
+						err = doc.Render(&buf, "text")
+					}
 				} else {
 					err = Export(&buf, arts, files, format)
 				}

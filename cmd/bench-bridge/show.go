@@ -25,6 +25,8 @@ type showOptions struct {
 	Wide bool
 	// Cases, when set, are the only cases shown (with ref_js_loop).
 	Cases []string
+	// Columns, when set, are the only kinds of column shown (reports.ColumnKeys), in text and markdown.
+	Columns []string
 }
 
 // newCmdShow is `bench-bridge show A.json [B.json ...]`.
@@ -52,6 +54,7 @@ prints them all. Piped or redirected, text has every column, as every other form
 	cmd.Flags().StringVar(&o.HTML, "html", "", "also write one self-contained page with the table and the chart to FILE")
 	cmd.Flags().BoolVar(&o.Wide, "wide", false, "on a terminal too, print every column however wide the table (text; the other formats always have every column)")
 	cmd.Flags().StringSliceVar(&o.Cases, "cases", nil, "comma-separated cases to show (default all; ref_js_loop is always included)")
+	cmd.Flags().StringSliceVar(&o.Columns, "columns", nil, "comma-separated columns to show in text and markdown, of "+strings.Join(reports.ColumnKeys, ", ")+" (default all)")
 	return cmd
 }
 
@@ -76,10 +79,21 @@ func showRun(o *showOptions) error {
 	if err := writePictures(table, o.Chart, o.HTML); err != nil {
 		return err
 	}
-	if width := o.IO.TerminalWidth(); o.Format == "text" && width > 0 && !o.Wide {
-		return table.TerminalDocument(width).Render(o.IO.Out, "text")
+	if o.Format != "text" && o.Format != "markdown" {
+		if len(o.Columns) > 0 {
+			return fmt.Errorf("--columns: --format %s has every column; --columns is for text and markdown", o.Format)
+		}
+		return reports.Export(o.IO.Out, arts, o.Files, o.Format)
 	}
-	return reports.Export(o.IO.Out, arts, o.Files, o.Format)
+	width := o.IO.TerminalWidth()
+	if o.Format != "text" || o.Wide {
+		width = 0
+	}
+	doc, err := table.View(o.Columns, width)
+	if err != nil {
+		return fmt.Errorf("--columns: %w", err)
+	}
+	return doc.Render(o.IO.Out, o.Format)
 }
 
 // writePictures writes show's --chart and --html files, atomically, when asked for.
