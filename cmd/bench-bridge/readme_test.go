@@ -1,11 +1,17 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
+	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
@@ -28,5 +34,60 @@ func TestReadmeMainCommandWritesNoCommittedFile(t *testing.T) {
 	}
 	if len(tracked) > 0 {
 		t.Fatalf("the default out dir %s/ holds committed files, which the README's command would overwrite:\n%s", DefaultOutDir, tracked)
+	}
+}
+
+// TestReadmeTableFitsA120ColumnTerminal runs the README's show of two artifacts in a real terminal of 120 columns
+// (tmux) and reads the screen back: no line wraps, every case has its row, and a line names the columns left out.
+func TestReadmeTableFitsA120ColumnTerminal(t *testing.T) {
+	testenv.Require(t, "tmux", "apt-get install tmux (scripts/setup does it)")
+	bin := filepath.Join(t.TempDir(), "bench-bridge")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	socket := fmt.Sprintf("bench-bridge-test-%d", os.Getpid())
+	tmux := func(args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "tmux", append([]string{"-L", socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	show := fmt.Sprintf("cd '%s' && '%s' show docs/reports/bench/floor-linux.json docs/reports/bench/linux.json; tmux -L %s wait-for -S shown; sleep 600",
+		root, bin, socket)
+	if out, err := tmux("new-session", "-d", "-x", "120", "-y", "80", "-s", "show", show); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	defer tmux("kill-server")
+	if out, err := tmux("wait-for", "shown"); err != nil {
+		t.Fatalf("tmux wait-for: %v\n%s", err, out)
+	}
+	rows, err := tmux("capture-pane", "-p", "-t", "show")
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined, err := tmux("capture-pane", "-p", "-J", "-t", "show")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != joined {
+		t.Errorf("lines wrapped in a 120-column terminal:\n%s", rows)
+	}
+	screen := strings.TrimRight(rows, "\n")
+	for _, l := range strings.Split(screen, "\n") {
+		if n := utf8.RuneCountInString(l); n > 120 {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+	}
+	for _, c := range cases.Catalogue {
+		if !strings.Contains(screen, "\n"+c.Name+" ") {
+			t.Errorf("no row for %s:\n%s", c.Name, screen)
+		}
+	}
+	if !strings.Contains(screen, "left out to fit 120 columns: ") || !strings.Contains(screen, "--wide") {
+		t.Errorf("no line naming the columns left out:\n%s", screen)
 	}
 }
