@@ -139,10 +139,17 @@ func (d *Document) Fit(width int) []string {
 	return left
 }
 
-// Keep leaves in every table only the columns whose Key is one of keys, and those without a key.
+// Keep leaves in every table only the columns whose Key is one of keys, and those without a key. The first column
+// left of each group is named with the group (in full, the column that did was perhaps left out).
 func (d *Document) Keep(keys []string) {
 	for i := range d.Sections {
-		d.Sections[i].remove(func(h Heading) bool { return h.Key != "" && !slices.Contains(keys, h.Key) })
+		s := &d.Sections[i]
+		s.remove(func(h Heading) bool { return h.Key != "" && !slices.Contains(keys, h.Key) })
+		for _, g := range s.groups() {
+			if first := &s.Columns[g.from]; !strings.Contains(first.Name, g.label) {
+				first.Name = g.label + " " + first.Name
+			}
+		}
 	}
 }
 

@@ -143,6 +143,15 @@ func TestViewKeepsTheColumnsAsked(t *testing.T) {
 	}
 	header := strings.SplitN(out.String(), "\n", 2)[0]
 	want := "| case | floor linux ns/op | instr/op | json linux ns/op | instr/op | ×ref vs floor linux |"
+	if only, err := Build(arts, files).View([]string{"instructions"}, 0); err != nil {
+		t.Fatal(err)
+	} else {
+		var b bytes.Buffer
+		only.Render(&b, "markdown")
+		if got, want := strings.SplitN(b.String(), "\n", 2)[0], "| case | floor linux instr/op | json linux instr/op |"; got != want {
+			t.Errorf("without ns/op the artifacts go unnamed: %q, want %q", got, want)
+		}
+	}
 	if header != want {
 		t.Errorf("header %q, want %q", header, want)
 	}
@@ -150,6 +159,9 @@ func TestViewKeepsTheColumnsAsked(t *testing.T) {
 		if strings.HasPrefix(line, "| `") && strings.Count(line, "|") != strings.Count(want, "|") {
 			t.Errorf("a row of another width than its header: %q", line)
 		}
+	}
+	if strings.Contains(out.String(), "At 60 Hz") {
+		t.Errorf("the line of crossings per ms without its column:\n%s", out.String())
 	}
 	if _, err := Build(arts, files).View([]string{"median"}, 0); err == nil || !strings.Contains(err.Error(), "ns, interval") {
 		t.Errorf("an unknown column: %v, want an error listing the columns", err)

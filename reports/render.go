@@ -268,6 +268,17 @@ func (t *Table) View(columns []string, width int) (*Document, error) {
 			}
 		}
 		d.Keep(columns)
+		// What speaks only of columns left out goes with them: the frame line of crossings per ms, and the
+		// warning about wide intervals of ns/op.
+		sec := &d.Sections[0]
+		if !slices.Contains(columns, "per-ms") {
+			sec.Paragraph = ""
+		}
+		if !slices.Contains(columns, "ns") && !slices.Contains(columns, "interval") {
+			sec.Footer = slices.DeleteFunc(sec.Footer, func(f string) bool {
+				return strings.HasPrefix(f, warningPrefix+artifact.UnstablePrefix)
+			})
+		}
 	}
 	if width <= 0 {
 		return d, nil
@@ -280,11 +291,14 @@ func (t *Table) View(columns []string, width int) (*Document, error) {
 	return d, nil
 }
 
-// footNotes are the warnings, each prefixed "warning: ", then the notes.
+// warningPrefix opens each of the table's warnings under it.
+const warningPrefix = "warning: "
+
+// footNotes are the warnings, each prefixed warningPrefix, then the notes.
 func (t *Table) footNotes() []string {
 	var out []string
 	for _, w := range t.Warnings {
-		out = append(out, "warning: "+w)
+		out = append(out, warningPrefix+w)
 	}
 	return append(out, t.Notes...)
 }
