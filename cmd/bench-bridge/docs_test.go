@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -301,7 +302,7 @@ func clip(s string) string {
 // quoted under DefaultOutDir (or as a bare file name, beside another).
 func TestDocsNameTheOutputFolders(t *testing.T) {
 	underReports := regexp.MustCompile(`\bdefault\b[^.,;()]{0,40}?docs/reports/`)
-	outputs := regexp.MustCompile("[\\w./<>-]*(compare-TARGET|profile-<target>-<case>)")
+	outputs := regexp.MustCompile(`[\w./<>-]*(compare-TARGET|profile-<target>-<case>)`)
 	for path, page := range docPages(t) {
 		for _, u := range units(page) {
 			if m := underReports.FindString(u.text); m != "" {
@@ -404,4 +405,55 @@ func TestDocsListEveryConfigKey(t *testing.T) {
 		}
 	}
 	walk("", reflect.TypeFor[config.Config]())
+}
+
+// TestDocsLinksResolve: every relative link in the docs names a file of the repository and, with #, a heading of
+// that page (GitHub's anchors: lower case, punctuation dropped, spaces as hyphens).
+func TestDocsLinksResolve(t *testing.T) {
+	pages := docPages(t)
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	heading := regexp.MustCompile(`(?m)^#+ (.+)$`)
+	anchor := func(h string) string {
+		var b strings.Builder
+		for _, r := range strings.ToLower(h) {
+			switch {
+			case r == ' ' || r == '-':
+				b.WriteRune('-')
+			case r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		return b.String()
+	}
+	for path, page := range pages {
+		for _, m := range link.FindAllStringSubmatch(page, -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, frag, _ := strings.Cut(target, "#")
+			resolved := path
+			if file != "" {
+				resolved = filepath.Join(filepath.Dir(path), file)
+			}
+			if _, err := os.Stat(filepath.Join("../..", resolved)); err != nil {
+				t.Errorf("%s: link %s: no %s", path, target, resolved)
+				continue
+			}
+			if frag == "" {
+				continue
+			}
+			text, ok := pages[filepath.ToSlash(resolved)]
+			if !ok {
+				continue // a link into a file that is not a page of the docs
+			}
+			found := false
+			for _, h := range heading.FindAllStringSubmatch(text, -1) {
+				found = found || anchor(h[1]) == frag
+			}
+			if !found {
+				t.Errorf("%s: link %s: %s has no heading #%s", path, target, resolved, frag)
+			}
+		}
+	}
 }
