@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,5 +91,28 @@ func TestReadmeTableFitsA120ColumnTerminal(t *testing.T) {
 	}
 	if !strings.Contains(screen, "left out to fit 120 columns: ") || !strings.Contains(screen, "--wide") {
 		t.Errorf("no line naming the columns left out:\n%s", screen)
+	}
+}
+
+// The README's show on a terminal with --wide, and piped, prints every column: the same text either way.
+func TestReadmeShowWideIsThePipedText(t *testing.T) {
+	args := []string{"show", "../../docs/reports/bench/floor-linux.json", "../../docs/reports/bench/linux.json"}
+	showOn := func(tty bool, extra ...string) string {
+		var out bytes.Buffer
+		streams := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: io.Discard, stdoutTTY: tty}
+		if tty {
+			streams.width = 120
+		}
+		if code := executeWith(&Factory{IO: streams}, append(args, extra...)); code != 0 {
+			t.Fatalf("show %v: exit %d", extra, code)
+		}
+		return out.String()
+	}
+	piped, wide, fitted := showOn(false), showOn(true, "--wide"), showOn(true)
+	if wide != piped || !strings.Contains(piped, "allocs/op") {
+		t.Errorf("--wide on a terminal:\n%s\npiped:\n%s", wide, piped)
+	}
+	if fitted == piped || strings.Contains(fitted, "allocs/op  ") || !strings.Contains(fitted, "left out to fit 120 columns: bytes/op, allocs/op") {
+		t.Errorf("on a terminal of 120 columns:\n%s", fitted)
 	}
 }
