@@ -43,14 +43,33 @@ func Differences(a, b *Artifact) []Difference {
 	add(DiffDevice, "systems", da.OS, db.OS)
 	add(DiffDevice, "emulation", da.emulation(), db.emulation())
 	add(DiffEngine, "engines", a.engine(), b.engine())
-	add(DiffBuild, "programs", a.programName(), b.programName())
+	add(DiffBuild, whatPrograms, a.programName(), b.programName())
 	add(DiffBuild, "compilers", da.Compiler, db.Compiler)
 	if onlyA, onlyB := wordDiff(da.CFlags, db.CFlags); onlyA != "" || onlyB != "" {
-		out = append(out, Difference{DiffBuild, "cflags", orNone(onlyA), orNone(onlyB)})
+		out = append(out, Difference{DiffBuild, whatCFlags, orNone(onlyA), orNone(onlyB)})
 	}
 	add(DiffBuild, "defines", strings.Join(a.Settings.Defines, " "), strings.Join(b.Settings.Defines, " "))
 	add(DiffSession, "sessions", a.sessionName(), b.sessionName())
 	return out
+}
+
+// What a Difference of programs and of their compile flags is called.
+const (
+	whatPrograms = "programs"
+	whatCFlags   = "cflags"
+)
+
+// BeyondPrograms is ds without what comparing two programs is made of. When the programs differ (the floor and a
+// bridge, two codecs, a bridge of the user's), so do the flags they are compiled with, and they ran in different
+// sessions unless compare ran them together: that is the comparison, not a flaw of it. What is left (another
+// device, QuickJS, compiler or --define) limits the comparison and is worth a warning.
+func BeyondPrograms(ds []Difference) []Difference {
+	if !slices.ContainsFunc(ds, func(d Difference) bool { return d.What == whatPrograms }) {
+		return ds
+	}
+	return slices.DeleteFunc(slices.Clone(ds), func(d Difference) bool {
+		return d.What == whatPrograms || d.What == whatCFlags || d.Kind == DiffSession
+	})
 }
 
 // engine names the engine a's program ran on: what the program says of itself in its `meta engine` line (a bridge

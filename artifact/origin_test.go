@@ -63,3 +63,56 @@ func TestSameDeviceAndDifferences(t *testing.T) {
 		})
 	}
 }
+
+// Comparing the floor with a bridge is what the tool is for: their programs, their compile flags and their sessions
+// differ by design and leave nothing to warn about, while another device, compiler, QuickJS or define still does.
+// Two runs of one program keep every difference.
+func TestBeyondPrograms(t *testing.T) {
+	native := Device{OS: "Linux", Kernel: "6.1.0", Arch: "x86_64", CPUModel: "Xeon", Cores: 2, Compiler: "gcc 12.2.0",
+		CFlags: "-O2 -DBB_CODEC_JSON", QuickJS: "2025-04-26"}
+	tests := []struct {
+		name   string
+		change func(a *Artifact)
+		want   string // Describe of what is left, "" for nothing
+	}{
+		{"the floor, another session", func(a *Artifact) {
+			a.Program, a.Codec, a.Device.CFlags, a.Session.ID = ProgramFloor, "", "-O2", "s2"
+		}, ""},
+		{"another codec, another session", func(a *Artifact) {
+			a.Codec, a.Device.CFlags, a.Session.ID = "fast", "-O2 -DBB_CODEC_FAST", "s2"
+		}, ""},
+		{"the floor with another compiler", func(a *Artifact) {
+			a.Program, a.Codec, a.Device.CFlags, a.Device.Compiler = ProgramFloor, "", "-O2", "clang 16"
+		}, "different compilers (gcc 12.2.0, clang 16)"},
+		{"the floor on another QuickJS", func(a *Artifact) {
+			a.Program, a.Codec, a.Device.QuickJS = ProgramFloor, "", "2024-01-13"
+		}, "different engines (QuickJS 2025-04-26, QuickJS 2024-01-13)"},
+		{"the floor with a define", func(a *Artifact) {
+			a.Program, a.Codec, a.Settings.Defines = ProgramFloor, "", []string{"BB_EXTRA_WORK"}
+		}, "different defines (none, BB_EXTRA_WORK)"},
+		{"the floor on another CPU", func(a *Artifact) {
+			a.Program, a.Codec, a.Device.CPUModel = ProgramFloor, "", "Cortex-A53"
+		}, "different CPUs (Xeon, Cortex-A53)"},
+		{"the same program in another session", func(a *Artifact) { a.Session.ID = "s2" }, "different sessions (s1, s2)"},
+		{"the same program with other flags", func(a *Artifact) { a.Device.CFlags = "-O3 -DBB_CODEC_JSON" },
+			"different cflags (-O2, -O3)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &Artifact{Program: ProgramBridge, Codec: "json", Device: native, Session: Session{ID: "s1"}}
+			b := &Artifact{Program: ProgramBridge, Codec: "json", Device: native, Session: Session{ID: "s1"}}
+			tt.change(b)
+			ds := Differences(a, b)
+			if len(ds) == 0 {
+				t.Fatal("no differences to begin with")
+			}
+			got := ""
+			if left := BeyondPrograms(ds); len(left) > 0 {
+				got = Describe(left)
+			}
+			if got != tt.want {
+				t.Errorf("BeyondPrograms left %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

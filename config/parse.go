@@ -107,7 +107,7 @@ func Parse(path, text string) (*Config, error) {
 	}
 	for _, k := range md.Undecoded() {
 		if len(k) < 2 || k[0] != "bridges" {
-			p.add(k.String(), "unknown key %s (see docs/bridge.md and README.md)", k)
+			p.add(k.String(), "unknown key %s (docs/targets.md lists every key)", k)
 		}
 	}
 	if c.Defaults.Samples < 0 {

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -21,6 +22,8 @@ type Document struct {
 	Sections []Section
 	// Notes follow every section.
 	Notes []string
+	// width is the terminal's, once Fit has made the text fit it: 0 prints every table as it is, one line a row.
+	width int
 }
 
 // Section is one table with its title, its columns and the lines under it.
@@ -40,6 +43,14 @@ type Section struct {
 type Heading struct {
 	Name  string
 	Right bool
+	// Group and Short are the heading in a table fitted to a terminal (Fit): Short under Group, which is written
+	// once above the run of columns that share it. An empty Short keeps Name.
+	Group, Short string
+	// Drop is the order in which Fit leaves the column out when the table is too wide, the highest first, every
+	// column of one rank together; 0 keeps it.
+	Drop int
+	// Key names the kind of column, for Keep: one key for the same numbers of every artifact. Empty: always kept.
+	Key string
 }
 
 // Entry is one cell; Strong marks what markdown sets in bold (a failing verdict). Markdown sets the first cell of
@@ -96,47 +107,190 @@ func (d *Document) text(b *strings.Builder) {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		s.text(b)
+		s.text(b, d.width)
 	}
 	if len(d.Notes) > 0 || d.Summary != "" {
 		if len(d.Sections) > 0 {
 			b.WriteString("\n")
 		}
 		for _, n := range d.Notes {
-			line(b, "", textsafe.Line(n))
+			prose(b, "", textsafe.Line(n), d.width)
 		}
 		if d.Summary != "" {
-			line(b, "", textsafe.Line(d.Summary))
+			prose(b, "", textsafe.Line(d.Summary), d.width)
 		}
 	}
 }
 
-func (s *Section) text(b *strings.Builder) {
-	indent := ""
+// Fit makes d's text fit a terminal of width columns: each table takes its compact headings (Heading.Group above
+// Heading.Short) and leaves out columns by their Drop rank until its lines fit or nothing is left to drop, and prose
+// wraps at the width. It returns the names of the columns left out, each once. Fit is for text: markdown shows what
+// is left.
+func (d *Document) Fit(width int) []string {
+	d.width = width
+	var left []string
+	for i := range d.Sections {
+		for _, name := range d.Sections[i].fit(width) {
+			if !slices.Contains(left, name) {
+				left = append(left, name)
+			}
+		}
+	}
+	return left
+}
+
+// Keep leaves in every table only the columns whose Key is one of keys, and those without a key. The first column
+// left of each group is named with the group (in full, the column that did was perhaps left out).
+func (d *Document) Keep(keys []string) {
+	for i := range d.Sections {
+		s := &d.Sections[i]
+		s.remove(func(h Heading) bool { return h.Key != "" && !slices.Contains(keys, h.Key) })
+		for _, g := range s.groups() {
+			if first := &s.Columns[g.from]; !strings.Contains(first.Name, g.label) {
+				first.Name = g.label + " " + first.Name
+			}
+		}
+	}
+}
+
+// fit takes the compact headings and leaves out columns, the highest Drop rank first, until the table fits width.
+func (s *Section) fit(width int) []string {
+	for i := range s.Columns {
+		if s.Columns[i].Short != "" {
+			s.Columns[i].Name = s.Columns[i].Short
+		}
+	}
+	var left []string
+	for s.tableWidth(true) > width {
+		rank := 0
+		for _, c := range s.Columns {
+			rank = max(rank, c.Drop)
+		}
+		if rank == 0 {
+			break
+		}
+		for _, name := range s.remove(func(h Heading) bool { return h.Drop == rank }) {
+			if !slices.Contains(left, name) {
+				left = append(left, name)
+			}
+		}
+	}
+	return left
+}
+
+// remove takes the columns out for which drop holds, with their cells, and returns their names.
+func (s *Section) remove(drop func(Heading) bool) []string {
+	var cols []Heading
+	var names []string
+	for _, c := range s.Columns {
+		if drop(c) {
+			names = append(names, c.Name)
+		} else {
+			cols = append(cols, c)
+		}
+	}
+	for r, row := range s.Rows {
+		var cells []Entry
+		for i, c := range row {
+			if !drop(s.Columns[i]) {
+				cells = append(cells, c)
+			}
+		}
+		s.Rows[r] = cells
+	}
+	s.Columns = cols
+	return names
+}
+
+// indent is what a section's lines start with: two spaces under a title.
+func (s *Section) indent() string {
+	if s.Title != "" {
+		return "  "
+	}
+	return ""
+}
+
+// widths are the columns' widths in text: the widest of each column's heading and cells and, with groups, wide
+// enough together for their group's label.
+func (s *Section) widths(groups bool) []int {
+	width := make([]int, len(s.Columns))
+	for i, c := range s.Columns {
+		width[i] = runes(textsafe.Line(c.Name))
+	}
+	for _, row := range s.Rows {
+		for i, c := range row {
+			width[i] = max(width[i], runes(textsafe.Line(c.Text)))
+		}
+	}
+	if groups {
+		for _, g := range s.groups() {
+			if need := runes(textsafe.Line(g.label)) + 4; spanWidth(width[g.from:g.to]) < need {
+				width[g.to-1] += need - spanWidth(width[g.from:g.to])
+			}
+		}
+	}
+	return width
+}
+
+// tableWidth is the width of the table's widest line.
+func (s *Section) tableWidth(groups bool) int {
+	return runes(s.indent()) + spanWidth(s.widths(groups))
+}
+
+// group is a run of columns [from, to) that share a Heading.Group.
+type group struct {
+	label    string
+	from, to int
+}
+
+func (s *Section) groups() []group {
+	var out []group
+	for i, c := range s.Columns {
+		switch {
+		case c.Group == "":
+		case len(out) > 0 && out[len(out)-1].to == i && out[len(out)-1].label == c.Group:
+			out[len(out)-1].to = i + 1
+		default:
+			out = append(out, group{c.Group, i, i + 1})
+		}
+	}
+	return out
+}
+
+// spanWidth is the width of columns of these widths side by side, two spaces apart.
+func spanWidth(widths []int) int {
+	w := 2 * max(len(widths)-1, 0)
+	for _, x := range widths {
+		w += x
+	}
+	return w
+}
+
+func runes(s string) int { return utf8.RuneCountInString(s) }
+
+func (s *Section) text(b *strings.Builder, width int) {
+	indent := s.indent()
 	if s.Title != "" {
 		head := s.Title
 		if s.Intro != "" {
 			head += ": " + s.Intro
 		}
-		line(b, "", textsafe.Line(head))
-		indent = "  "
+		prose(b, "", textsafe.Line(head), width)
+	}
+	groups := width > 0 && len(s.groups()) > 0
+	widths := s.widths(groups)
+	if groups {
+		line(b, indent, strings.TrimRight(s.groupLine(widths), " "))
 	}
 	header := make([]Entry, len(s.Columns))
 	for i, c := range s.Columns {
 		header[i] = Entry{Text: c.Name}
 	}
-	rows := append([][]Entry{header}, s.Rows...)
-	width := make([]int, len(s.Columns))
-	for _, row := range rows {
-		for i, c := range row {
-			width[i] = max(width[i], utf8.RuneCountInString(textsafe.Line(c.Text)))
-		}
-	}
-	for _, row := range rows {
+	for _, row := range append([][]Entry{header}, s.Rows...) {
 		var l strings.Builder
 		for i, c := range row {
 			text := textsafe.Line(c.Text)
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(text))
+			pad := strings.Repeat(" ", widths[i]-runes(text))
 			if i > 0 {
 				l.WriteString("  ")
 			}
@@ -150,14 +304,37 @@ func (s *Section) text(b *strings.Builder) {
 	}
 	if s.Paragraph != "" {
 		b.WriteString("\n")
-		line(b, indent, textsafe.Line(s.Paragraph))
+		prose(b, indent, textsafe.Line(s.Paragraph), width)
 	}
 	if len(s.Footer) > 0 {
 		b.WriteString("\n")
 		for _, f := range s.Footer {
-			line(b, indent, textsafe.Line(f))
+			prose(b, indent, textsafe.Line(f), width)
 		}
 	}
+}
+
+// groupLine is the line above the headings: each group's label centred in a rule over its columns.
+func (s *Section) groupLine(widths []int) string {
+	var l strings.Builder
+	groups := s.groups()
+	for i := 0; i < len(widths); {
+		if i > 0 {
+			l.WriteString("  ")
+		}
+		at := slices.IndexFunc(groups, func(g group) bool { return g.from == i })
+		if at < 0 {
+			l.WriteString(strings.Repeat(" ", widths[i]))
+			i++
+			continue
+		}
+		g := groups[at]
+		label := " " + textsafe.Line(g.label) + " "
+		rule := spanWidth(widths[g.from:g.to]) - runes(label)
+		l.WriteString(strings.Repeat("─", rule/2) + label + strings.Repeat("─", rule-rule/2))
+		i = g.to
+	}
+	return l.String()
 }
 
 func (d *Document) markdown(b *strings.Builder) {
@@ -236,4 +413,26 @@ func line(b *strings.Builder, prefix, text string) {
 	b.WriteString(prefix)
 	b.WriteString(text)
 	b.WriteString("\n")
+}
+
+// prose writes text after prefix, wrapped between words into lines of at most width runes (0: one line), the lines
+// after the first indented by two more spaces. A word longer than the width gets a line of its own.
+func prose(b *strings.Builder, prefix, text string, width int) {
+	if width <= 0 || runes(prefix+text) <= width {
+		line(b, prefix, text)
+		return
+	}
+	cur, n := prefix, 0
+	for _, word := range strings.Fields(text) {
+		if n > 0 && runes(cur)+1+runes(word) > width {
+			line(b, "", cur)
+			cur, n = prefix+"  ", 0
+		}
+		if n > 0 {
+			cur += " "
+		}
+		cur += word
+		n++
+	}
+	line(b, "", cur)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,23 +54,59 @@ func exportJSON(w io.Writer, arts []*artifact.Artifact, files []string) error {
 	return enc.Encode(Build(arts, files))
 }
 
-// header is the column titles shared by text and markdown: per artifact its numbers, then the comparison.
+// header is the column titles shared by text, markdown and html.
 func (t *Table) header() []string {
-	h := []string{"case"}
+	var out []string
+	for _, h := range t.headings() {
+		out = append(out, h.Name)
+	}
+	return out
+}
+
+// Ranks of the columns a table fitted to a terminal leaves out, the highest first (Heading.Drop): the memory
+// counts, then what follows from other columns or has its own export, then the interval and the p-value. The case,
+// ns/op, ×ref and the comparison stay.
+const (
+	dropBytes = 6 - iota
+	dropAllocs
+	dropPerMs
+	dropInstructions
+	dropInterval
+	dropP
+)
+
+// ColumnKeys name the kinds of column a table has, for show --columns: every artifact's ns/op, interval, ×ref,
+// crossings per ms, instructions, allocations and bytes per op, and the comparison with the first and its p-value.
+var ColumnKeys = []string{"ns", "interval", "ref", "per-ms", "instructions", "allocs", "bytes", "vs", "p"}
+
+// headings are the table's columns: per artifact its numbers, then the comparison with the first. In full, every
+// heading names its artifact where it is not clear from the column before; fitted to a terminal, the artifact's label
+// is the group above its columns.
+func (t *Table) headings() []Heading {
+	h := []Heading{{Name: "case"}}
+	interval := fmt.Sprintf("%.0f%% interval", 100*stats.Level)
 	for i, c := range t.Columns {
-		h = append(h, c.Label+" ns/op", fmt.Sprintf("%.0f%% interval", 100*stats.Level), "×ref", "per ms")
+		col := func(key, name, short string, drop int) {
+			h = append(h, Heading{Name: name, Right: true, Group: c.Label, Short: short, Drop: drop, Key: key})
+		}
+		col("ns", c.Label+" ns/op", "ns/op", 0)
+		col("interval", interval, fmt.Sprintf("%.0f%% PI", 100*stats.Level), dropInterval)
+		col("ref", "×ref", "", 0)
+		col("per-ms", "per ms", "", dropPerMs)
 		if t.hasInstructions() {
-			h = append(h, "instr/op")
+			col("instructions", "instr/op", "", dropInstructions)
 		}
 		if t.hasMemory() {
-			h = append(h, "allocs/op", "bytes/op")
+			col("allocs", "allocs/op", "", dropAllocs)
+			col("bytes", "bytes/op", "", dropBytes)
 		}
 		if i > 0 {
-			vs := "vs " + t.Columns[0].Label
+			vs, short := "vs "+t.Columns[0].Label, "vs first"
 			if c.VsFirst == ByRatio {
-				vs = "×ref " + vs
+				vs, short = "×ref "+vs, "×ref vs first"
 			}
-			h = append(h, vs, "p")
+			col("vs", vs, short, 0)
+			col("p", "p", "", dropP)
 		}
 	}
 	return h
@@ -212,21 +249,56 @@ func (t *Table) frameLine() string {
 
 // Document is the table as show prints it: one section, the frame line under it, then the warnings and notes.
 func (t *Table) Document() *Document {
-	sec := Section{Paragraph: t.frameLine(), Footer: t.footNotes()}
-	for i, h := range t.header() {
-		sec.Columns = append(sec.Columns, Heading{Name: h, Right: i > 0})
-	}
+	sec := Section{Paragraph: t.frameLine(), Footer: t.footNotes(), Columns: t.headings()}
 	for _, r := range t.Rows {
 		sec.Rows = append(sec.Rows, Entries(t.cells(r)...))
 	}
 	return &Document{Sections: []Section{sec}}
 }
 
-// footNotes are the warnings, each prefixed "warning: ", then the notes.
+// View is the table as show prints it: only the columns of these ColumnKeys (every column when there are none),
+// and, for a terminal of width columns (0 for none), fitted to it (Document.Fit) with a line that names the columns
+// it left out and where to find them.
+func (t *Table) View(columns []string, width int) (*Document, error) {
+	d := t.Document()
+	if len(columns) > 0 {
+		for _, c := range columns {
+			if !slices.Contains(ColumnKeys, c) {
+				return nil, fmt.Errorf("no column %q (have %s)", c, strings.Join(ColumnKeys, ", "))
+			}
+		}
+		d.Keep(columns)
+		// What speaks only of columns left out goes with them: the frame line of crossings per ms, and the
+		// warning about wide intervals of ns/op.
+		sec := &d.Sections[0]
+		if !slices.Contains(columns, "per-ms") {
+			sec.Paragraph = ""
+		}
+		if !slices.Contains(columns, "ns") && !slices.Contains(columns, "interval") {
+			sec.Footer = slices.DeleteFunc(sec.Footer, func(f string) bool {
+				return strings.HasPrefix(f, warningPrefix+artifact.UnstablePrefix)
+			})
+		}
+	}
+	if width <= 0 {
+		return d, nil
+	}
+	if left := d.Fit(width); len(left) > 0 {
+		note := fmt.Sprintf("left out to fit %d columns: %s (--wide shows them; --format csv or json has "+
+			"every number)", width, strings.Join(left, ", "))
+		d.Sections[0].Footer = append([]string{note}, d.Sections[0].Footer...)
+	}
+	return d, nil
+}
+
+// warningPrefix opens each of the table's warnings under it.
+const warningPrefix = "warning: "
+
+// footNotes are the warnings, each prefixed warningPrefix, then the notes.
 func (t *Table) footNotes() []string {
 	var out []string
 	for _, w := range t.Warnings {
-		out = append(out, "warning: "+w)
+		out = append(out, warningPrefix+w)
 	}
 	return append(out, t.Notes...)
 }
@@ -236,7 +308,8 @@ func exportCSV(w io.Writer, arts []*artifact.Artifact, files []string) error {
 	t := Build(arts, files)
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"case", "crossing", "artifact", "median_ns", "pi_low_ns", "pi_high_ns", "ratio_to_ref",
-		"crossings_per_ms", "vs_first", "vs_first_by", "p_value", "failed", "emulated"})
+		"crossings_per_ms", "vs_first", "vs_first_by", "p_value", "failed", "emulated", "instructions_per_op",
+		"allocs_per_op", "bytes_per_op"})
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	opt := func(v *float64) string {
 		if v == nil {
@@ -255,13 +328,14 @@ func exportCSV(w io.Writer, arts []*artifact.Artifact, files []string) error {
 				}
 			}
 			rec := []string{textsafe.Line(r.Case), strconv.FormatBool(r.Crossing), textsafe.Line(col.Label), "", "", "", "", "", "", "", "",
-				textsafe.Line(c.Failed), textsafe.Line(emulated)}
+				textsafe.Line(c.Failed), textsafe.Line(emulated), "", "", ""}
 			if !c.Missing {
 				rec[3] = num(c.MedianNs)
 				if c.HasInterval() {
 					rec[4], rec[5] = num(c.PILowNs), num(c.PIHighNs)
 				}
 				rec[6], rec[7], rec[8], rec[10] = opt(c.RatioToRef), opt(c.CrossingsPerMs), opt(c.VsFirst), opt(c.PValue)
+				rec[13], rec[14], rec[15] = opt(c.InstructionsPerOp), opt(c.AllocsPerOp), opt(c.BytesPerOp)
 				if c.VsFirst != nil {
 					rec[9] = col.VsFirst
 				}

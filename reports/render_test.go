@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,17 +18,28 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // the output next to the golden file as .got. "show": testdata/floor.json beside testdata/json.json, the floor and
 // the bridge on one device. "cross": testdata/json.json beside testdata/arm-emulated.json, another device under an
 // emulator with 5 samples a case: one warning that names the difference, ×ref only and no p, "-" for every interval
-// with one warning line for all of them, and the emulation marked next to the numbers.
+// with one warning line for all of them, and the emulation marked next to the numbers. Each also as a terminal of 80
+// columns shows it: the artifacts' labels over their columns, what did not fit left out and named, prose wrapped.
 func TestRenderGolden(t *testing.T) {
 	for name, files := range map[string][]string{
 		"show":  {"testdata/floor.json", "testdata/json.json"},
 		"cross": {"testdata/json.json", "testdata/arm-emulated.json"},
 	} {
 		arts := artsOf(t, files...)
-		for _, format := range Formats {
+		// "terminal": the text as show prints it to a terminal of 80 columns (Table.View).
+		for _, format := range append(slices.Clone(Formats), "terminal") {
 			t.Run(name+"/"+format, func(t *testing.T) {
 				var buf bytes.Buffer
-				if err := Export(&buf, arts, files, format); err != nil {
+				var err error
+				if format == "terminal" {
+					var doc *Document
+					if doc, err = Build(arts, files).View(nil, 80); err == nil {
+						err = doc.Render(&buf, "text")
+					}
+				} else {
+					err = Export(&buf, arts, files, format)
+				}
+				if err != nil {
 					t.Fatal(err)
 				}
 				golden := filepath.Join("testdata", name+"."+format+".golden")

@@ -91,7 +91,9 @@ func Build(arts []*artifact.Artifact, files []string) *Table {
 			col.VsFirst = ByTime
 			if ds := artifact.Differences(arts[0], a); len(ds) > 0 {
 				col.VsFirst = ByRatio
-				t.Warnings = append(t.Warnings, originWarning(files[0], files[i], ds))
+				if beyond := artifact.BeyondPrograms(ds); len(beyond) > 0 {
+					t.Warnings = append(t.Warnings, originWarning(files[0], files[i], beyond))
+				}
 			}
 			if w := stateWarning(arts[0], a, files[0], files[i]); w != "" {
 				t.Warnings = append(t.Warnings, w)
@@ -131,6 +133,10 @@ func Build(arts []*artifact.Artifact, files []string) *Table {
 	if w := intervalWarning(names, arts); w != "" {
 		t.Warnings = append(t.Warnings, w)
 	}
+	// Recomputed from the intervals shown, so that it says once what each artifact's own warning would repeat.
+	if w := artifact.UnstableWarning(arts, names, stats.DefaultStability); w != "" {
+		t.Warnings = append(t.Warnings, w)
+	}
 	return t
 }
 
@@ -152,6 +158,31 @@ func Labels(arts []*artifact.Artifact, files []string) []string {
 		}
 	}
 	return out
+}
+
+// OnlyCases keeps in each artifact only the named cases, with their failures, and ref_js_loop, which every ratio
+// needs: show --cases. A name that no artifact measured or failed is an error.
+func OnlyCases(arts []*artifact.Artifact, names []string) error {
+	present := map[string]bool{}
+	for _, a := range arts {
+		for _, c := range a.Cases {
+			present[c.Name] = true
+		}
+		for _, f := range a.Failures {
+			present[f.Name] = true
+		}
+	}
+	for _, n := range names {
+		if !present[n] {
+			return fmt.Errorf("--cases: no artifact has %s", n)
+		}
+	}
+	keep := func(name string) bool { return name == cases.RefCase || slices.Contains(names, name) }
+	for _, a := range arts {
+		a.Cases = slices.DeleteFunc(a.Cases, func(c artifact.Case) bool { return !keep(c.Name) })
+		a.Failures = slices.DeleteFunc(a.Failures, func(f artifact.Failure) bool { return !keep(f.Name) })
+	}
+	return nil
 }
 
 // originWarning is the one line that says why a column compares with the first by ratio only.
@@ -214,7 +245,7 @@ func intervalWarning(labels []string, arts []*artifact.Artifact) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("no %.0f%% interval, shown as -, for %s: too few to compute one (raise --samples)", 100*stats.Level, strings.Join(parts, ", "))
+	return fmt.Sprintf("no %.0f%% interval, shown as -, for %s: too few to compute one (an interval takes 2 processes or more: --runs)", 100*stats.Level, strings.Join(parts, ", "))
 }
 
 func plural(n int, one, many string) string {
@@ -325,8 +356,8 @@ func notes(label string, a *artifact.Artifact) []string {
 		out = append(out, fmt.Sprintf("%s: %s failed: %s", label, f.Name, f.Reason))
 	}
 	for _, w := range a.Warnings {
-		if stats.IsTooFewForInterval(w) {
-			continue // the table's one interval warning says it for every case
+		if stats.IsTooFewForInterval(w) || strings.HasPrefix(w, artifact.UnstablePrefix) {
+			continue // the table's own warnings say these once for every artifact
 		}
 		out = append(out, fmt.Sprintf("%s: %s", label, w))
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
@@ -158,27 +157,11 @@ func summarize(a *artifact.Artifact, c *artifact.Case) {
 	c.Memory = c.MemoryFromProcesses()
 }
 
-// warnUnstable adds one warning naming the cases whose interval is too wide to trust (stats.Unstable), the widest
-// first (at most five by name).
+// warnUnstable adds one warning naming the cases whose interval is too wide to trust (artifact.UnstableWarning).
 func warnUnstable(a *artifact.Artifact) {
-	intervals := make([]stats.Prediction, len(a.Cases))
-	for i, c := range a.Cases {
-		intervals[i] = stats.Prediction{Median: c.MedianNs, Low: c.PILowNs, High: c.PIHighNs, Level: c.PILevel}
+	if w := artifact.UnstableWarning([]*artifact.Artifact{a}, []string{""}, stats.DefaultStability); w != "" {
+		a.Warnings = append(a.Warnings, w)
 	}
-	th := stats.DefaultStability
-	wide := stats.Unstable(intervals, th)
-	if len(wide) == 0 {
-		return
-	}
-	var named []string
-	for _, w := range wide[:min(len(wide), 5)] {
-		named = append(named, fmt.Sprintf("%s ±%.0f%%", a.Cases[w.Index].Name, 100*w.Spread))
-	}
-	if more := len(wide) - len(named); more > 0 {
-		named = append(named, fmt.Sprintf("%d more", more))
-	}
-	a.Warnings = append(a.Warnings, fmt.Sprintf("unstable: another run may measure more than ±%.0f%% away for %d of %d cases (%s); "+
-		"close other programs or raise --runs", 100*th.MaxSpread, len(wide), len(a.Cases), strings.Join(named, ", ")))
 }
 
 func ptr(v float64) *float64 { return &v }

@@ -19,8 +19,8 @@ import (
 )
 
 // AcceptHostKeyUnchecked is what a bare --accept-host-key stands for: the user has not said which key they checked,
-// so nothing is recorded and the error prints the fingerprint to pass.
-const AcceptHostKeyUnchecked = "unchecked"
+// so nothing is recorded (none, as --help shows it) and the error prints the fingerprint to pass.
+const AcceptHostKeyUnchecked = "none"
 
 // maxKnownHostsLine is the longest line x/crypto's known_hosts reader takes (bufio.Scanner's limit).
 const maxKnownHostsLine = bufio.MaxScanTokenSize

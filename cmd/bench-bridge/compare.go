@@ -58,7 +58,10 @@ With --gate it exits 3 when a program regressed against the first by the gate's 
 
 A program is floor, a codec of the reference bridge (json, fast, binary) or a bridge of the config, with
 options after a colon: json:slowdown=0.10 is the json bridge adding busy work worth 10% of each crossing,
-calibrated on the device at start-up (the same binary as json). --runs (default 10) is the number of rounds.`,
+calibrated on the device at start-up (the same binary as json).
+
+--runs (default ` + strconv.Itoa(compareRounds) + `) is the number of rounds. The artifacts go to ` + DefaultOutDir + `/compare-TARGET
+unless --out names another directory.`,
 		Example: `  bench-bridge compare linux json fast binary
   bench-bridge compare linux json json:slowdown=0.10 --cases script_to_host_scalar --gate`,
 		Args: cobra.MinimumNArgs(3),

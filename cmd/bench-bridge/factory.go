@@ -4,6 +4,9 @@ import (
 	"context"
 	"io"
 	"os"
+	"strconv"
+
+	"golang.org/x/term"
 
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/runner"
@@ -18,6 +21,8 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	stdoutTTY, stderrTTY, color bool
+	// width is the columns of the terminal Out is, 0 when it is none.
+	width int
 }
 
 // IsStdoutTTY reports whether Out is a terminal.
@@ -26,6 +31,10 @@ func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
 // IsStderrTTY reports whether ErrOut is a terminal: then progress is a status line instead of a line per case.
 func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
 
+// TerminalWidth is the number of columns of the terminal Out prints to, 0 when Out is not a terminal: tables then
+// keep every column however wide they are.
+func (s *IOStreams) TerminalWidth() int { return s.width }
+
 // ColorEnabled reports whether ErrOut is a terminal that wants colour (NO_COLOR unset).
 func (s *IOStreams) ColorEnabled() bool { return s.color }
 
@@ -33,7 +42,21 @@ func (s *IOStreams) ColorEnabled() bool { return s.color }
 func systemStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
 	s := &IOStreams{In: in, Out: out, ErrOut: errOut, stdoutTTY: isTerminal(out), stderrTTY: isTerminal(errOut)}
 	s.color = s.stderrTTY && os.Getenv("NO_COLOR") == ""
+	if s.stdoutTTY {
+		s.width = terminalWidth(out.(*os.File))
+	}
 	return s
+}
+
+// terminalWidth is the columns of the terminal f is: as the terminal says, else $COLUMNS, else 80.
+func terminalWidth(f *os.File) int {
+	if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+		return w
+	}
+	if w, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && w > 0 {
+		return w
+	}
+	return 80
 }
 
 func isTerminal(w io.Writer) bool {

@@ -21,6 +21,12 @@ type showOptions struct {
 	Format string
 	Chart  string
 	HTML   string
+	// Wide keeps every column on a terminal too, however wide the table.
+	Wide bool
+	// Cases, when set, are the only cases shown (with ref_js_loop).
+	Cases []string
+	// Columns, when set, are the only kinds of column shown (reports.ColumnKeys), in text and markdown.
+	Columns []string
 }
 
 // newCmdShow is `bench-bridge show A.json [B.json ...]`.
@@ -29,7 +35,12 @@ func newCmdShow(f *Factory, runF func(*showOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show A.json [B.json ...]",
 		Short: "Show artifacts side by side: ns/op, ratio to ref_js_loop, crossings per ms, change against the first",
-		Args:  cobra.MinimumNArgs(1),
+		Long: `show prints artifacts side by side, one row per case: for each artifact ns/op, its 95% prediction interval,
+×ref (the case's least sample over the least ref_js_loop sample beside it) and crossings per ms, and for each
+artifact after the first how it compares with the first (docs/results.md explains every column). On a terminal
+the table fits its width: columns that do not fit are left out, and a line under the table names them; --wide
+prints them all. Piped or redirected, text has every column, as every other format does.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, files []string) error {
 			o.Files = files
 			if runF != nil {
@@ -41,6 +52,9 @@ func newCmdShow(f *Factory, runF func(*showOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: "+strings.Join(reports.Formats, ", "))
 	cmd.Flags().StringVar(&o.Chart, "chart", "", "also draw crossings per ms per case, one bar per artifact, to FILE.svg or FILE.png")
 	cmd.Flags().StringVar(&o.HTML, "html", "", "also write one self-contained page with the table and the chart to FILE")
+	cmd.Flags().BoolVar(&o.Wide, "wide", false, "on a terminal too, print every column however wide the table (text; the other formats always have every column)")
+	cmd.Flags().StringSliceVar(&o.Cases, "cases", nil, "comma-separated cases to show (default all; ref_js_loop is always included)")
+	cmd.Flags().StringSliceVar(&o.Columns, "columns", nil, "comma-separated columns to show in text and markdown, of "+strings.Join(reports.ColumnKeys, ", ")+" (default all)")
 	return cmd
 }
 
@@ -56,10 +70,30 @@ func showRun(o *showOptions) error {
 		}
 		arts = append(arts, a)
 	}
-	if err := writePictures(reports.Build(arts, o.Files), o.Chart, o.HTML); err != nil {
+	if len(o.Cases) > 0 {
+		if err := reports.OnlyCases(arts, o.Cases); err != nil {
+			return err
+		}
+	}
+	table := reports.Build(arts, o.Files)
+	if err := writePictures(table, o.Chart, o.HTML); err != nil {
 		return err
 	}
-	return reports.Export(o.IO.Out, arts, o.Files, o.Format)
+	if o.Format != "text" && o.Format != "markdown" {
+		if len(o.Columns) > 0 {
+			return fmt.Errorf("--columns: --format %s has every column; --columns is for text and markdown", o.Format)
+		}
+		return reports.Export(o.IO.Out, arts, o.Files, o.Format)
+	}
+	width := o.IO.TerminalWidth()
+	if o.Format != "text" || o.Wide {
+		width = 0
+	}
+	doc, err := table.View(o.Columns, width)
+	if err != nil {
+		return fmt.Errorf("--columns: %w", err)
+	}
+	return doc.Render(o.IO.Out, o.Format)
 }
 
 // writePictures writes show's --chart and --html files, atomically, when asked for.
