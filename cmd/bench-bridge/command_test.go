@@ -629,4 +629,8 @@ func TestDeviceNoiseIsTheDevicesOwn(t *testing.T) {
 	if deviceNoise(nil, a) != nil {
 		t.Error("noise without a history")
 	}
+	n.Visible["script_to_host_scalar"] = 0.031
+	if got, want := noiseNote(n, "json fake-a"), "history of "+key+" (json fake-a): its nightly sees changes of 3.1% (script_to_host_scalar) to 20.0% (callback) and more"; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
 }

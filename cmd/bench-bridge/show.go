@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,12 +13,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/reports"
 )
 
 // showOptions are show's: the artifacts and the formats to show them in.
 type showOptions struct {
-	IO *IOStreams
+	IO  *IOStreams
+	ctx context.Context
 
 	Files  []string
 	Format string
@@ -27,6 +32,8 @@ type showOptions struct {
 	Cases []string
 	// Columns, when set, are the only kinds of column shown (reports.ColumnKeys), in text and markdown.
 	Columns []string
+	// History, when set, is a history store whose noise for each artifact's device is noted under the table.
+	History string
 }
 
 // newCmdShow is `bench-bridge show A.json [B.json ...]`.
@@ -41,8 +48,8 @@ artifact after the first how it compares with the first (docs/results.md explain
 the table fits its width: columns that do not fit are left out, and a line under the table names them; --wide
 prints them all. Piped or redirected, text has every column, as every other format does.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(_ *cobra.Command, files []string) error {
-			o.Files = files
+		RunE: func(cmd *cobra.Command, files []string) error {
+			o.ctx, o.Files = cmd.Context(), files
 			if runF != nil {
 				return runF(o)
 			}
@@ -54,6 +61,7 @@ prints them all. Piped or redirected, text has every column, as every other form
 	cmd.Flags().StringVar(&o.HTML, "html", "", "also write one self-contained page with the table and the chart to FILE")
 	cmd.Flags().BoolVar(&o.Wide, "wide", false, "on a terminal too, print every column however wide the table (text; the other formats always have every column)")
 	cmd.Flags().StringSliceVar(&o.Cases, "cases", nil, "comma-separated cases to show (default all; ref_js_loop is always included)")
+	cmd.Flags().StringVar(&o.History, "history", "", "a history store (docs/history.md): say under the table the smallest change each device's nightly can see")
 	cmd.Flags().StringSliceVar(&o.Columns, "columns", nil, "comma-separated columns to show in text and markdown, of "+strings.Join(reports.ColumnKeys, ", ")+" (default all)")
 	return cmd
 }
@@ -76,6 +84,17 @@ func showRun(o *showOptions) error {
 		}
 	}
 	table := reports.Build(arts, o.Files)
+	if o.History != "" {
+		r, err := readHistory(o.ctx, storeFlag{o.History}, false)
+		if err != nil {
+			return fmt.Errorf("--history: %w", err)
+		}
+		for _, a := range arts {
+			if n := deviceNoise(r, a); n != nil {
+				table.Notes = append(table.Notes, noiseNote(n, a.Label()))
+			}
+		}
+	}
 	if err := writePictures(table, o.Chart, o.HTML); err != nil {
 		return err
 	}
@@ -94,6 +113,15 @@ func showRun(o *showOptions) error {
 		return fmt.Errorf("--columns: %w", err)
 	}
 	return doc.Render(o.IO.Out, o.Format)
+}
+
+// noiseNote says what a device's nightly can see: the least change per case, the most sensitive and the least.
+func noiseNote(n *gate.Noise, label string) string {
+	names := slices.Sorted(maps.Keys(n.Visible))
+	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(n.Visible[a], n.Visible[b]) })
+	lo, hi := names[0], names[len(names)-1]
+	return fmt.Sprintf("history of %s (%s): its nightly sees changes of %.1f%% (%s) to %.1f%% (%s) and more", n.Device,
+		label, 100*n.Visible[lo], lo, 100*n.Visible[hi], hi)
 }
 
 // writePictures writes show's --chart and --html files, atomically, when asked for.
