@@ -19,14 +19,14 @@ func withAllocations(a *artifact.Artifact, counts map[string]float64) *artifact.
 	return a
 }
 
-func TestCompareAllocations(t *testing.T) {
+func TestJudgeAllocations(t *testing.T) {
 	counts := map[string]float64{cases.RefCase: 0, "script_to_host_scalar": 0, "callback": 21.6875, "script_to_host_object": 92}
 	b := withAllocations(fake(t, 1, 0.02, base), counts)
 	// Times that say nothing (noise 50%) do not matter: the counts decide. One allocation more per op where there were
 	// none, one in 64 ops more, one fewer.
 	c := withAllocations(fake(t, 2, 0.5, base), map[string]float64{cases.RefCase: 0, "script_to_host_scalar": 1,
 		"callback": 21.703125, "script_to_host_object": 91})
-	r, err := Compare(b, c, "b.json", "c.json", Options{Metric: Allocations}.WithDefaults())
+	r, err := Judge(b, c, "b.json", "c.json", Options{Metric: Allocations}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestCompareAllocations(t *testing.T) {
 	// A threshold, global or per case, lets small growth through.
 	o := Options{Metric: Allocations, AllocationsThreshold: 0.5,
 		Cases: map[string]CaseOptions{"script_to_host_scalar": {AllocationsThreshold: 2}}}.WithDefaults()
-	r, err = Compare(b, c, "b.json", "c.json", o)
+	r, err = Judge(b, c, "b.json", "c.json", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,15 +58,15 @@ func TestCompareAllocations(t *testing.T) {
 	}
 
 	delete(counts, "callback")
-	r, _ = Compare(withAllocations(fake(t, 1, 0.02, base), counts), c, "b.json", "c.json", Options{Metric: Allocations}.WithDefaults())
+	r, _ = Judge(withAllocations(fake(t, 1, 0.02, base), counts), c, "b.json", "c.json", Options{Metric: Allocations}.WithDefaults())
 	if got := verdicts(r); got["callback"] != Missing {
 		t.Errorf("callback without a baseline count: %v, want missing", got["callback"])
 	}
-	if _, err := Compare(fake(t, 1, 0.02, base), c, "b.json", "c.json", Options{Metric: Allocations}.WithDefaults()); err == nil ||
+	if _, err := Judge(fake(t, 1, 0.02, base), c, "b.json", "c.json", Options{Metric: Allocations}.WithDefaults()); err == nil ||
 		!strings.Contains(err.Error(), "b.json: no allocation counts") {
 		t.Errorf("baseline without counts: err %v", err)
 	}
-	if _, err := Compare(b, c, "b.json", "c.json", Options{Metric: Allocations, Alpha: 0.05, MinEffect: 0.1, AllocationsThreshold: -1}); err == nil ||
+	if _, err := Judge(b, c, "b.json", "c.json", Options{Metric: Allocations, Alpha: 0.05, MinEffect: 0.1, AllocationsThreshold: -1}); err == nil ||
 		!strings.Contains(err.Error(), "allocations threshold -1") {
 		t.Errorf("negative threshold: err %v", err)
 	}

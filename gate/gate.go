@@ -178,7 +178,7 @@ type CaseResult struct {
 	Current  float64  `json:"current,omitempty"`
 	Change   float64  `json:"change"` // Current / Baseline - 1
 	P        *float64 `json:"p_value,omitempty"`
-	// Low and High bound Change's 95% interval, where the test gives one (ComparePaired).
+	// Low and High bound Change's 95% interval, where the test gives one (JudgePaired).
 	Low       float64 `json:"change_low,omitempty"`
 	High      float64 `json:"change_high,omitempty"`
 	Threshold float64 `json:"threshold"`
@@ -205,7 +205,7 @@ type Result struct {
 	Metric    string  `json:"metric"`
 	Threshold float64 `json:"threshold"`
 	Alpha     float64 `json:"alpha,omitempty"`
-	// Test names the test when it is not the U test of two sessions (ComparePaired).
+	// Test names the test when it is not the U test of two sessions (JudgePaired).
 	Test   string        `json:"test,omitempty"`
 	Cases  []CaseResult  `json:"cases"`
 	Guards []GuardResult `json:"guards"`
@@ -261,9 +261,9 @@ func (r *Result) Flagged() []string {
 	return out
 }
 
-// Compare gates cur (read from curFile) against base (from baseFile). It fails when the thresholds are no thresholds
+// Judge gates cur (read from curFile) against base (from baseFile). It fails when the thresholds are no thresholds
 // (Options.Check) or the two cannot be compared at all: no ref_js_loop, or instruction counts from different builds.
-func Compare(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*Result, error) {
+func Judge(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*Result, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}

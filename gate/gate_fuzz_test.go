@@ -48,7 +48,7 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("the directory does not load when its files do: %v", err)
 		}
 		a := loaded[0].Artifact
-		r, err := Compare(a, a, file, file, Options{}.WithDefaults())
+		r, err := Judge(a, a, file, file, Options{}.WithDefaults())
 		if err == nil && len(r.Regressions()) > 0 {
 			t.Fatalf("an artifact regressed against itself: %v", r.Regressions())
 		}

@@ -76,7 +76,7 @@ func scaled(m map[string]float64, by map[string]float64) map[string]float64 {
 	return out
 }
 
-func TestCompareTime(t *testing.T) {
+func TestJudgeTime(t *testing.T) {
 	o := Options{}.WithDefaults()
 	tests := []struct {
 		name string
@@ -93,7 +93,7 @@ func TestCompareTime(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, tt.cur), "base.json", "cur.json", o)
+			r, err := Judge(fake(t, 1, 0.02, base), fake(t, 2, 0.02, tt.cur), "base.json", "cur.json", o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +115,7 @@ func TestMinimumEffectAndOverride(t *testing.T) {
 	cur := scaled(base, map[string]float64{"script_to_host_scalar": 1.06, "callback": 1.06})
 	b, c := fake(t, 1, 0.005, base), fake(t, 2, 0.005, cur)
 	o := Options{Cases: map[string]CaseOptions{"callback": {MinEffect: 0.03}, "script_to_host_object": {Skip: true}}}.WithDefaults()
-	r, err := Compare(b, c, "b", "c", o)
+	r, err := Judge(b, c, "b", "c", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestNoisyChangeIsNotARegression(t *testing.T) {
 	sc := c.Case("script_to_host_scalar")
 	// Two samples far off: the median moves little and the U test sees no shift.
 	sc.SamplesNs[0], sc.SamplesNs[1] = 5000, 6000
-	r, err := Compare(b, c, "b", "c", Options{}.WithDefaults())
+	r, err := Judge(b, c, "b", "c", Options{}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,13 +154,13 @@ func withInstructions(a *artifact.Artifact, counts map[string]float64) *artifact
 	return a
 }
 
-func TestCompareInstructions(t *testing.T) {
+func TestJudgeInstructions(t *testing.T) {
 	counts := map[string]float64{cases.RefCase: 451, "script_to_host_scalar": 19041, "callback": 18860, "script_to_host_object": 83650}
 	o := Options{Metric: Instructions}.WithDefaults()
 	b := withInstructions(fake(t, 1, 0.02, base), counts)
 	// Times that say nothing (noise 50%) do not matter: the counts decide.
 	c := withInstructions(fake(t, 2, 0.5, base), scaled(counts, map[string]float64{"script_to_host_scalar": 1.02, "callback": 1.005}))
-	r, err := Compare(b, c, "b", "c", o)
+	r, err := Judge(b, c, "b", "c", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,10 +173,10 @@ func TestCompareInstructions(t *testing.T) {
 	}
 
 	c.Device.Compiler = "gcc 14.2.0"
-	if _, err := Compare(b, c, "b.json", "c.json", o); err == nil || !strings.Contains(err.Error(), "compiler") {
+	if _, err := Judge(b, c, "b.json", "c.json", o); err == nil || !strings.Contains(err.Error(), "compiler") {
 		t.Errorf("counts of another compiler: err %v, want a refusal naming the compiler", err)
 	}
-	if _, err := Compare(fake(t, 1, 0.02, base), c, "b.json", "c.json", o); err == nil || !strings.Contains(err.Error(), "b.json: no instruction counts") {
+	if _, err := Judge(fake(t, 1, 0.02, base), c, "b.json", "c.json", o); err == nil || !strings.Contains(err.Error(), "b.json: no instruction counts") {
 		t.Errorf("baseline without counts: err %v", err)
 	}
 }
@@ -187,7 +187,7 @@ func TestGuards(t *testing.T) {
 		{Case: "callback", MaxRatioToRef: 60},
 		{Case: "callback", MaxRatioToRef: 1, Target: "android"}, // another target's bound
 	}}.WithDefaults()
-	r, err := Compare(fake(t, 1, 0.01, base), fake(t, 2, 0.01, base), "b", "c", o)
+	r, err := Judge(fake(t, 1, 0.01, base), fake(t, 2, 0.01, base), "b", "c", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestConfirm(t *testing.T) {
 	o := Options{}.WithDefaults()
 	b := fake(t, 1, 0.02, base)
 	worse := scaled(base, map[string]float64{"script_to_host_scalar": 1.3, "callback": 1.3})
-	r, err := Compare(b, fake(t, 2, 0.02, worse), "b", "c", o)
+	r, err := Judge(b, fake(t, 2, 0.02, worse), "b", "c", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestConfirm(t *testing.T) {
 func TestFailedCaseRegresses(t *testing.T) {
 	c := fake(t, 2, 0.02, map[string]float64{cases.RefCase: 25, "callback": 1250, "script_to_host_object": 6000})
 	c.Failures = []artifact.Failure{{Name: "script_to_host_scalar", Reason: "killed by signal SIGSEGV"}}
-	r, err := Compare(fake(t, 1, 0.02, base), c, "b", "c", Options{}.WithDefaults())
+	r, err := Judge(fake(t, 1, 0.02, base), c, "b", "c", Options{}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestFailedCaseRegresses(t *testing.T) {
 		t.Errorf("crashed case: %s, want failed", v)
 	}
 	c.Complete = false
-	r, _ = Compare(fake(t, 1, 0.02, base), c, "b", "c", Options{}.WithDefaults())
+	r, _ = Judge(fake(t, 1, 0.02, base), c, "b", "c", Options{}.WithDefaults())
 	if !strings.Contains(strings.Join(r.Notes, "\n"), "c is an incomplete run: 3 cases measured, 1 failed") {
 		t.Errorf("notes %v", r.Notes)
 	}
@@ -246,7 +246,7 @@ func TestFailedCaseRegresses(t *testing.T) {
 
 func TestNoRef(t *testing.T) {
 	c := fake(t, 2, 0.02, map[string]float64{"callback": 1250})
-	if _, err := Compare(fake(t, 1, 0.02, base), c, "b.json", "c.json", Options{}.WithDefaults()); err == nil || !strings.Contains(err.Error(), "c.json: no ref_js_loop") {
+	if _, err := Judge(fake(t, 1, 0.02, base), c, "b.json", "c.json", Options{}.WithDefaults()); err == nil || !strings.Contains(err.Error(), "c.json: no ref_js_loop") {
 		t.Errorf("err %v", err)
 	}
 }
@@ -310,7 +310,7 @@ func TestLoadAndMatchDirectories(t *testing.T) {
 
 func TestRender(t *testing.T) {
 	o := Options{Guards: []Guard{{Case: "callback", MaxRatioToRef: 100}}}.WithDefaults()
-	r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, scaled(base, map[string]float64{"callback": 1.3})), "b.json", "c.json", o)
+	r, err := Judge(fake(t, 1, 0.02, base), fake(t, 2, 0.02, scaled(base, map[string]float64{"callback": 1.3})), "b.json", "c.json", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func TestRefNoteWarnsOfAnotherState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Compare(tt.base, tt.cur, "base.json", "cur.json", Options{}.WithDefaults())
+			r, err := Judge(tt.base, tt.cur, "base.json", "cur.json", Options{}.WithDefaults())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -369,7 +369,7 @@ func TestMissingCaseFails(t *testing.T) {
 	delete(cur, "callback")
 	for _, allow := range []bool{false, true} {
 		o := Options{AllowMissing: allow}.WithDefaults()
-		r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, cur), "base.json", "cur.json", o)
+		r, err := Judge(fake(t, 1, 0.02, base), fake(t, 2, 0.02, cur), "base.json", "cur.json", o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -386,7 +386,7 @@ func TestAcrossOriginsIsNotJudgedByTime(t *testing.T) {
 	b, c := fake(t, 1, 0.02, base), fake(t, 2, 0.02, scaled(base, map[string]float64{"callback": 1.5}))
 	c.Device.CPUModel = "another CPU"
 	for _, across := range []bool{false, true} {
-		r, err := Compare(b, c, "base.json", "cur.json", Options{AcrossOrigins: across}.WithDefaults())
+		r, err := Judge(b, c, "base.json", "cur.json", Options{AcrossOrigins: across}.WithDefaults())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -406,7 +406,7 @@ func TestAcrossOriginsIsNotJudgedByTime(t *testing.T) {
 // A case with no significant change on a device whose history cannot see the threshold is "cannot see", not "same".
 func TestNoiseThatHidesTheThreshold(t *testing.T) {
 	noise := &Noise{Device: "phone-1", Visible: map[string]float64{"callback": 0.25, "script_to_host_scalar": 0.04}}
-	r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, base), "base.json", "cur.json", Options{Noise: noise}.WithDefaults())
+	r, err := Judge(fake(t, 1, 0.02, base), fake(t, 2, 0.02, base), "base.json", "cur.json", Options{Noise: noise}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

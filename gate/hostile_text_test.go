@@ -10,7 +10,7 @@ import (
 // break) reach the gate's text and markdown without their controls, and every markdown row keeps its cells.
 func TestRenderStripsControlCharacters(t *testing.T) {
 	const hostile = "\x1b]0;owned-title\x07\x1b[2J | next\nline"
-	r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, base), "b"+hostile+".json", "c.json", Options{}.WithDefaults())
+	r, err := Judge(fake(t, 1, 0.02, base), fake(t, 2, 0.02, base), "b"+hostile+".json", "c.json", Options{}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

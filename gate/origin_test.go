@@ -11,7 +11,7 @@ import (
 
 // Options that would switch the gate off are an error, not a pass: with a NaN alpha or an infinite minimum effect a
 // case three times slower would pass.
-func TestCompareRefusesThresholdsThatSwitchItOff(t *testing.T) {
+func TestJudgeRefusesThresholdsThatSwitchItOff(t *testing.T) {
 	slow := scaled(base, map[string]float64{"script_to_host_scalar": 3})
 	tests := []struct {
 		name   string
@@ -28,7 +28,7 @@ func TestCompareRefusesThresholdsThatSwitchItOff(t *testing.T) {
 		}, "gate: minimum effect of script_to_host_scalar +Inf"},
 	}
 	o := Options{}.WithDefaults()
-	r, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, slow), "b.json", "c.json", o)
+	r, err := Judge(fake(t, 1, 0.02, base), fake(t, 2, 0.02, slow), "b.json", "c.json", o)
 	if err != nil || verdicts(r)["script_to_host_scalar"] != Regressed {
 		t.Fatalf("3x slower with the defaults: %v, %v", err, r)
 	}
@@ -36,7 +36,7 @@ func TestCompareRefusesThresholdsThatSwitchItOff(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := Options{}.WithDefaults()
 			tt.change(&o)
-			_, err := Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, slow), "b.json", "c.json", o)
+			_, err := Judge(fake(t, 1, 0.02, base), fake(t, 2, 0.02, slow), "b.json", "c.json", o)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err %v, want %q", err, tt.want)
 			}
@@ -45,11 +45,11 @@ func TestCompareRefusesThresholdsThatSwitchItOff(t *testing.T) {
 }
 
 // A reference count of 0 divides every count by zero: every case would be "improved".
-func TestCompareRefusesAZeroReferenceCount(t *testing.T) {
+func TestJudgeRefusesAZeroReferenceCount(t *testing.T) {
 	counts := map[string]float64{cases.RefCase: 451, "script_to_host_scalar": 19041}
 	b := withInstructions(fake(t, 1, 0.02, base), counts)
 	c := withInstructions(fake(t, 2, 0.02, base), scaled(counts, map[string]float64{cases.RefCase: 0}))
-	_, err := Compare(b, c, "b.json", "c.json", Options{Metric: Instructions}.WithDefaults())
+	_, err := Judge(b, c, "b.json", "c.json", Options{Metric: Instructions}.WithDefaults())
 	if err == nil || !strings.Contains(err.Error(), `c.json: ref_js_loop: field "instructions_per_op" is 0, want a positive count`) {
 		t.Errorf("err %v", err)
 	}
@@ -57,11 +57,11 @@ func TestCompareRefusesAZeroReferenceCount(t *testing.T) {
 
 // Artifacts of different devices are gated by ×ref (as always) with one warning line that names the difference; an
 // emulated side is marked next to its numbers, with the reason.
-func TestCompareNamesDifferentOriginsAndEmulation(t *testing.T) {
+func TestJudgeNamesDifferentOriginsAndEmulation(t *testing.T) {
 	b, c := fake(t, 1, 0.02, base), fake(t, 2, 0.02, base)
 	b.Device.CPUModel, c.Device.CPUModel = "Intel Xeon Processor", "AMD EPYC 7B13"
 	c.Device.Emulated, c.Device.EmulatedReason = true, "arm program on an x86_64 kernel"
-	r, err := Compare(b, c, "A.json", "B.json", Options{}.WithDefaults())
+	r, err := Judge(b, c, "A.json", "B.json", Options{}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestCompareNamesDifferentOriginsAndEmulation(t *testing.T) {
 	}
 
 	// The same device: no warning.
-	r, _ = Compare(fake(t, 1, 0.02, base), fake(t, 2, 0.02, base), "A.json", "B.json", Options{}.WithDefaults())
+	r, _ = Judge(fake(t, 1, 0.02, base), fake(t, 2, 0.02, base), "A.json", "B.json", Options{}.WithDefaults())
 	for _, n := range r.Notes {
 		if strings.HasPrefix(n, "warning: ") {
 			t.Errorf("same device: %q", n)

@@ -8,12 +8,12 @@ import (
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
-// ComparePaired gates cur against base when both were measured in one session (compare, gate --confirm): their
+// JudgePaired gates cur against base when both were measured in one session (compare, gate --confirm): their
 // processes alternated, so process i of one ran next to process i of the other and the pair shares the machine's
 // state of that moment. Each case's change is the median over the process pairs of the ratio of their
 // ratio_to_ref, with a sign test (stats.PairedRatio), and a case regresses when the test is significant at the
 // alpha and the change is more than stats.PairedEffectShare of the minimum effect (stats.PairedThresholds).
-func ComparePaired(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*Result, error) {
+func JudgePaired(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*Result, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func PairedValues(b, c *artifact.Case) (xs, ys []float64) {
 	return xs, ys
 }
 
-// ConfirmPaired keeps a regressed case of r regressed only when the paired rerun (ComparePaired of the baseline's
+// ConfirmPaired keeps a regressed case of r regressed only when the paired rerun (JudgePaired of the baseline's
 // program and the current one, run side by side, written to rerunFile) regresses it too.
 func ConfirmPaired(r, paired *Result, rerunFile string) {
 	r.Confirmation = rerunFile

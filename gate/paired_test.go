@@ -42,11 +42,11 @@ func sessionPair(seed uint64, change, noise float64) (*artifact.Artifact, *artif
 	return a, b
 }
 
-func TestComparePaired(t *testing.T) {
+func TestJudgePaired(t *testing.T) {
 	o := Options{}.WithDefaults()
 	for seed := range uint64(20) {
 		a, b := sessionPair(seed, 0.10, 0.02)
-		res, err := ComparePaired(a, b, "a.json", "b.json", o)
+		res, err := JudgePaired(a, b, "a.json", "b.json", o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,19 +54,19 @@ func TestComparePaired(t *testing.T) {
 			t.Errorf("seed %d: 10%% slower with 2%% noise: %s (%+v)", seed, v, res.Cases)
 		}
 		a, b = sessionPair(seed, 0, 0.02)
-		res, _ = ComparePaired(a, b, "a.json", "b.json", o)
+		res, _ = JudgePaired(a, b, "a.json", "b.json", o)
 		if v := verdicts(res)["script_to_host_scalar"]; v == Regressed {
 			t.Errorf("seed %d: A/A flagged: %+v", seed, res.Cases)
 		}
 	}
 	// A significant change below half the minimum effect is not a regression.
 	a, b := sessionPair(1, 0.03, 0.005)
-	res, _ := ComparePaired(a, b, "a.json", "b.json", o)
+	res, _ := JudgePaired(a, b, "a.json", "b.json", o)
 	if c := res.Cases[0]; c.Verdict != Same || *c.P > 0.05 {
 		t.Errorf("3%% slower: %+v, want significant and same", c)
 	}
 	b.Session.ID = "other"
-	if _, err := ComparePaired(a, b, "a.json", "b.json", o); err == nil || !strings.Contains(err.Error(), "not measured in one session") {
+	if _, err := JudgePaired(a, b, "a.json", "b.json", o); err == nil || !strings.Contains(err.Error(), "not measured in one session") {
 		t.Errorf("two sessions: err %v", err)
 	}
 }
@@ -88,14 +88,14 @@ func TestConfirmPairedNeedsTheMinimumEffect(t *testing.T) {
 }
 
 // With 5 pairs a sign test cannot reach 0.05: the result says so, rather than calling every change the same.
-func TestComparePairedNamesTooFewPairs(t *testing.T) {
+func TestJudgePairedNamesTooFewPairs(t *testing.T) {
 	a, b := sessionPair(1, 0.5, 0.01)
 	for _, art := range []*artifact.Artifact{a, b} {
 		for i := range art.Cases {
 			art.Cases[i].Processes = art.Cases[i].Processes[:5]
 		}
 	}
-	res, err := ComparePaired(a, b, "a.json", "b.json", Options{}.WithDefaults())
+	res, err := JudgePaired(a, b, "a.json", "b.json", Options{}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestRatioTestIsTheGates(t *testing.T) {
 	if got := table.Columns[1].VsFirst; got != reports.ByRatio {
 		t.Fatalf("compared by %q, want %q", got, reports.ByRatio)
 	}
-	res, err := Compare(arts[0], arts[1], files[0], files[1], Options{}.WithDefaults())
+	res, err := Judge(arts[0], arts[1], files[0], files[1], Options{}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

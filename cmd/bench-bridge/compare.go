@@ -217,7 +217,7 @@ func compareRun(o *compareOptions) error {
 	}
 	report := &gate.Report{Notes: []string{}}
 	for i := 1; i < len(arts); i++ {
-		res, err := gate.ComparePaired(arts[0], arts[i], files[0], files[i], gopts)
+		res, err := gate.JudgePaired(arts[0], arts[i], files[0], files[i], gopts)
 		if err != nil {
 			return errors.Join(runErr, err)
 		}

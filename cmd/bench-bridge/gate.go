@@ -144,7 +144,7 @@ func gateRun(o *gateOptions) error {
 	}
 	for _, p := range pairs {
 		opts.Noise = deviceNoise(noise, p.Current.Artifact)
-		res, err := gate.Compare(p.Baseline.Artifact, p.Current.Artifact, p.Baseline.File, p.Current.File, opts)
+		res, err := gate.Judge(p.Baseline.Artifact, p.Current.Artifact, p.Baseline.File, p.Current.File, opts)
 		if err != nil {
 			return err
 		}
@@ -231,7 +231,7 @@ func confirmResult(o *gateOptions, cfg *config.Config, res *gate.Result, p gate.
 	if err != nil {
 		return err
 	}
-	paired, err := gate.ComparePaired(arts[0], arts[1], files[0], files[1], opts)
+	paired, err := gate.JudgePaired(arts[0], arts[1], files[0], files[1], opts)
 	if err != nil {
 		return err
 	}
