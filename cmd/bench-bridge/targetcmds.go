@@ -15,6 +15,9 @@ import (
 // deviceFlags are the measuring flags that only some kinds of target read.
 var deviceFlags = map[string][]string{
 	"serial":          {"adb"},
+	"adb-host":        {"adb"},
+	"adb-port":        {"adb"},
+	"all":             {"adb"},
 	"host":            {"ssh", "novacom"},
 	"identity":        {"ssh"},
 	"known-hosts":     {"ssh"},
