@@ -85,6 +85,9 @@ func TestLabPhoneTakenAway(t *testing.T) {
 			t.Errorf("exit %d, want 1 and %q in\n%s", code, w, msg)
 		}
 	}
+	if i := strings.Index(msg, "bench-bridge: error:"); i >= 0 {
+		t.Logf("exit %d:\n%s", code, msg[i:])
+	}
 	if a := readArtifact(t, strings.ReplaceAll(out, "{target}", phoneTarget(lost))); a.Complete || len(a.Cases) != 1 || a.Case(cases.RefCase) == nil {
 		t.Errorf("the lost phone's artifact: complete %v, %d cases", a.Complete, len(a.Cases))
 	}
@@ -121,9 +124,10 @@ func TestOneRunPerDevice(t *testing.T) {
 	second.says(t, labels, " is held by another run (host "+host+", pid "+strconv.Itoa(first.cmd.Process.Pid)+", since ")
 	for _, d := range devices {
 		a, b := readArtifact(t, filepath.Join(dir, "first", d+".json")), readArtifact(t, filepath.Join(dir, "second", d+".json"))
+		t.Logf("%s: the first run measured from %s to %s, the second from %s to %s", d, a.StartedAt.Format(time.StampMicro),
+			a.FinishedAt.Format(time.StampMicro), b.StartedAt.Format(time.StampMicro), b.FinishedAt.Format(time.StampMicro))
 		if !a.Complete || !b.Complete || !a.FinishedAt.Before(b.StartedAt) {
-			t.Errorf("%s: the first run measured from %s to %s, the second from %s to %s: they overlap", d,
-				a.StartedAt.Format(time.StampMicro), a.FinishedAt.Format(time.StampMicro), b.StartedAt.Format(time.StampMicro), b.FinishedAt.Format(time.StampMicro))
+			t.Errorf("%s: the runs overlap, or one is incomplete (complete: %v, %v)", d, a.Complete, b.Complete)
 		}
 	}
 
@@ -144,7 +148,10 @@ func (p *cliProcess) says(t *testing.T, labels []string, what string) {
 	for _, label := range labels {
 		found := false
 		for _, line := range strings.Split(p.log(), "\n") {
-			found = found || strings.Contains(line, label) && strings.Contains(line, what)
+			if strings.Contains(line, label) && strings.Contains(line, what) {
+				t.Log(line)
+				found = true
+			}
 		}
 		if !found {
 			t.Errorf("no line of %s says %q:\n%s", label, what, p.log())
