@@ -161,6 +161,7 @@ func (l *Lease) take(ctx context.Context, o LeaseOptions) error {
 	var told, seen string // the holder last named in the log, and the lease last seen (holder and counter)
 	var seenAt time.Time
 	for {
+		l.owner.Start = time.Now().UTC() // the lease says since when it is held
 		var out []byte
 		err := within(ctx, shortOp, "taking the device's lease", func(ctx context.Context) (err error) {
 			out, err = l.site.shell(ctx, acquireScript(l.site.workdir, l.site.path, l.owner.String()))

@@ -69,12 +69,15 @@ func expandDevices(ctx context.Context, names []string, specs map[string]targets
 	case !all && len(serials) < 2 && len(hosts) < 2:
 		return names, o, nil
 	}
+	if list == nil {
+		list = targets.ADBDevices
+	}
 	var out []string
 	var adb []targets.ADBDevice // what the adb server listed, asked once
 	expanded := map[string]bool{}
 	for _, name := range names {
 		spec, ok := targets.Lookup(name, specs)
-		var devices [][2]string // a word naming the device, and its serial or host
+		var devices []labDevice
 		switch {
 		case ok && spec.Kind == "adb" && (all || len(serials) > 1):
 			if adb == nil {
@@ -92,7 +95,7 @@ func expandDevices(ctx context.Context, names []string, specs map[string]targets
 			}
 		case ok && (spec.Kind == "ssh" || spec.Kind == "novacom") && len(hosts) > 1:
 			for _, h := range hosts {
-				devices = append(devices, [2]string{h[strings.LastIndex(h, "@")+1:], h})
+				devices = append(devices, labDevice{word: h[strings.LastIndex(h, "@")+1:], addr: h})
 			}
 		default:
 			out = append(out, name)
@@ -102,13 +105,13 @@ func expandDevices(ctx context.Context, names []string, specs map[string]targets
 		for _, d := range devices {
 			s := spec
 			if spec.Kind == "adb" {
-				s.Serial = d[1]
+				s.Serial = d.addr
 			} else {
-				s.Host = d[1]
+				s.Host = d.addr
 			}
-			n := name + "-" + deviceWord(d[0])
+			n := name + "-" + deviceWord(d.word)
 			if _, taken := specs[n]; taken {
-				return nil, o, fmt.Errorf("target %s on device %s would be named %s, which the config already names", name, d[1], n)
+				return nil, o, fmt.Errorf("target %s on device %s would be named %s, which the config already names", name, d.addr, n)
 			}
 			specs[n] = s
 			out = append(out, n)
@@ -131,14 +134,17 @@ func expandDevices(ctx context.Context, names []string, specs map[string]targets
 	return out, o, nil
 }
 
+// labDevice is one device of a target that names several: the word its target's name takes, and its serial or host.
+type labDevice struct{ word, addr string }
+
 // pickADB chooses the adb server's devices: all of them, named by serial, or each of words, a serial or a model the
 // server reports for exactly one device, named as written. A serial the server does not list is kept: opening it
 // says what the server lists instead.
-func pickADB(list []targets.ADBDevice, words []string, all bool) ([][2]string, error) {
-	var devices [][2]string
+func pickADB(list []targets.ADBDevice, words []string, all bool) ([]labDevice, error) {
+	var devices []labDevice
 	if all {
 		for _, d := range list {
-			devices = append(devices, [2]string{d.Serial, d.Serial})
+			devices = append(devices, labDevice{word: d.Serial, addr: d.Serial})
 		}
 		return devices, nil
 	}
@@ -153,9 +159,9 @@ func pickADB(list []targets.ADBDevice, words []string, all bool) ([][2]string, e
 		}
 		switch {
 		case found || len(byModel) == 0:
-			devices = append(devices, [2]string{w, w})
+			devices = append(devices, labDevice{word: w, addr: w})
 		case len(byModel) == 1:
-			devices = append(devices, [2]string{w, byModel[0]})
+			devices = append(devices, labDevice{word: w, addr: byModel[0]})
 		default:
 			return nil, fmt.Errorf("--serial %s: %d devices are of model %s (%s): name them by serial", w, len(byModel), w, strings.Join(byModel, ", "))
 		}
