@@ -185,10 +185,15 @@ func newSessionID() string {
 	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(id[:])
 }
 
+// Hold takes a machine for its sessions before the first of them begins, and returns the context they run in (it
+// ends when the machine is taken from the run) and what gives the machine back, with its error.
+type Hold func(ctx context.Context, t targets.Target) (held context.Context, release func() error, err error)
+
 // RunAll runs sessions on several targets: sessions on different machines at the same time, sessions sharing a
-// machine (the local one) one after another, so that they do not disturb each other's numbers. It returns each
-// session's results and error, in the sessions' order.
-func RunAll(ctx context.Context, sessions []*Session) ([][]Result, []error) {
+// machine (the local one) one after another, so that they do not disturb each other's numbers. hold, when not nil,
+// takes each machine for its sessions; a machine it cannot take fails its sessions alone. It returns each session's
+// results and error, in the sessions' order.
+func RunAll(ctx context.Context, sessions []*Session, hold Hold) ([][]Result, []error) {
 	results, errs := make([][]Result, len(sessions)), make([]error, len(sessions))
 	groups := map[string][]int{}
 	for i, s := range sessions {
@@ -200,9 +205,21 @@ func RunAll(ctx context.Context, sessions []*Session) ([][]Result, []error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, i := range idx {
-				results[i], errs[i] = sessions[i].Run(ctx)
+			held, release := ctx, func() error { return nil }
+			if hold != nil {
+				var err error
+				if held, release, err = hold(ctx, sessions[idx[0]].target); err != nil {
+					for _, i := range idx {
+						errs[i] = err
+					}
+					return
+				}
 			}
+			for _, i := range idx {
+				results[i], errs[i] = sessions[i].Run(held)
+			}
+			last := idx[len(idx)-1]
+			errs[last] = errors.Join(errs[last], release())
 		}()
 	}
 	wg.Wait()

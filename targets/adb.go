@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"strconv"
 	"strings"
 	"time"
 
@@ -42,7 +41,7 @@ var androidProbe = probe{script: ProbeScript + androidFactsScript, parse: func(o
 // NewADB finds the device (the serial from the flags, the spec or $ANDROID_SERIAL, or the only device attached)
 // and reads its ABI, for the caller to choose the toolchain.
 func NewADB(ctx context.Context, name string, spec Spec, o Overrides) (*ADB, error) {
-	c, abi, err := dialADB(ctx, firstSet(o.Serial, spec.Serial, os.Getenv("ANDROID_SERIAL")))
+	c, abi, err := dialADB(ctx, firstSet(o.Serial, spec.Serial, os.Getenv("ANDROID_SERIAL")), o)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", name, err)
 	}
@@ -58,13 +57,14 @@ func NewADB(ctx context.Context, name string, spec Spec, o Overrides) (*ADB, err
 // Serial is the device's adb serial.
 func (a *ADB) Serial() string { return a.conn.serial }
 
-// dialADB picks the device, checks that it can run programs and reads what it speaks and its ABI.
-func dialADB(ctx context.Context, serial string) (*adbConn, string, error) {
-	host, port, err := adbServer()
+// dialADB picks the device through the adb server o names, checks that it can run programs and reads what it speaks
+// and its ABI.
+func dialADB(ctx context.Context, serial string, o Overrides) (*adbConn, string, error) {
+	addr, err := adbServer(o)
 	if err != nil {
 		return nil, "", err
 	}
-	c := &adbConn{host: adbHost{addr: host + ":" + strconv.Itoa(port)}}
+	c := &adbConn{host: adbHost{addr: addr}}
 	ctx, cancel := context.WithTimeout(ctx, shortOp)
 	defer cancel()
 	if c.serial, err = c.pick(ctx, serial); err != nil {

@@ -21,19 +21,30 @@ import (
 // directly: the device list (gadb v0.1.0 drops lines without product/model), device states, features, shell_v2, whose
 // framing carries stderr and the exit status, and file transfer over sync:, each bounded by its context.
 
-// adbServer is the address of the adb server: ANDROID_ADB_SERVER_ADDRESS and ANDROID_ADB_SERVER_PORT as adb reads
-// them, localhost:5037 by default.
-func adbServer() (host string, port int, err error) {
-	host, port = "127.0.0.1", 5037
+// adbServer is the address of the adb server: the -H and -P of the overrides, else ANDROID_ADB_SERVER_ADDRESS and
+// ANDROID_ADB_SERVER_PORT as adb reads them, else localhost:5037.
+func adbServer(o Overrides) (string, error) {
+	host, port := "127.0.0.1", 5037
 	if h := os.Getenv("ANDROID_ADB_SERVER_ADDRESS"); h != "" {
 		host = h
 	}
 	if p := os.Getenv("ANDROID_ADB_SERVER_PORT"); p != "" {
-		if port, err = strconv.Atoi(p); err != nil || port <= 0 || port > 65535 {
-			return "", 0, fmt.Errorf("ANDROID_ADB_SERVER_PORT is %q, want a port number", p)
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 || n > 65535 {
+			return "", fmt.Errorf("ANDROID_ADB_SERVER_PORT is %q, want a port number", p)
 		}
+		port = n
 	}
-	return host, port, nil
+	if o.ADBHost != "" {
+		host = o.ADBHost
+	}
+	if o.ADBPort != 0 {
+		if o.ADBPort < 0 || o.ADBPort > 65535 {
+			return "", fmt.Errorf("adb server port (-P) %d: want a port number", o.ADBPort)
+		}
+		port = o.ADBPort
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port)), nil
 }
 
 // adbHost is a connection to the adb server.
@@ -48,19 +59,33 @@ func (h adbHost) dial(ctx context.Context) (net.Conn, error) {
 	if err == nil {
 		return c, nil
 	}
+	host, port, _ := net.SplitHostPort(h.addr)
+	if !isLoopback(host) {
+		// adb starts a server on this machine only: one on a lab host is started there.
+		return nil, fmt.Errorf("no adb server answers at %s: %w (start it on that host: adb -a -P %s server nodaemon)", h.addr, err, port)
+	}
 	if _, lookErr := exec.LookPath("adb"); lookErr != nil {
 		return nil, fmt.Errorf("no adb server at %s, and adb is not installed to start one: apt-get install adb, "+
 			"or Android's platform-tools", h.addr)
 	}
 	start, cancel := context.WithTimeout(ctx, shortOp)
 	defer cancel()
-	if out, err := exec.CommandContext(start, "adb", "start-server").CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(start, "adb", "-P", port, "start-server").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("no adb server at %s and adb start-server failed: %v: %s", h.addr, err, strings.TrimSpace(string(out)))
 	}
 	if c, err = d.DialContext(ctx, "tcp", h.addr); err != nil {
 		return nil, fmt.Errorf("adb server at %s: %w", h.addr, err)
 	}
 	return c, nil
+}
+
+// isLoopback reports whether host names this machine's loopback, where adb would start a server of its own.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // request sends one host request and reads the server's OKAY, or returns the FAIL message as an error.

@@ -34,6 +34,8 @@ type Spec struct {
 // Overrides are the command line's per-run settings for a target; they win over the spec.
 type Overrides struct {
 	Serial        string // adb serial (also $ANDROID_SERIAL)
+	ADBHost       string // the adb server's host, adb's -H (also $ANDROID_ADB_SERVER_ADDRESS)
+	ADBPort       int    // the adb server's port, adb's -P (also $ANDROID_ADB_SERVER_PORT)
 	Host          string // ssh [user@]host[:port]
 	Identity      string // ssh private key file
 	KnownHosts    string // ssh known_hosts file

@@ -38,9 +38,9 @@ func targetWords(args []string) int {
 }
 
 // resolveTargets turns a command line's target words into the names of targets to open. A word names a target;
-// `ssh [USER@]HOST` is the board at HOST, which joins cfg's targets for this run as an ssh target named by its host
-// without the user. It names no toolchain, so opening it asks the board what it runs. hostFlag is --host, which would
-// override every ssh target's host and so cannot go with a board named this way.
+// `ssh [USER@]HOST` is the board at HOST (`ssh A,B` a board at each), which joins cfg's targets for this run as an
+// ssh target named by its host without the user. It names no toolchain, so opening it asks the board what it runs.
+// hostFlag is --host, which would override every ssh target's host and so cannot go with a board named this way.
 func resolveTargets(words []string, cfg *config.Config, hostFlag string) ([]string, error) {
 	var names []string
 	for i := 0; i < len(words); i++ {
@@ -52,19 +52,20 @@ func resolveTargets(words []string, cfg *config.Config, hostFlag string) ([]stri
 			return nil, errors.New("ssh needs the board: ssh [USER@]HOST")
 		}
 		i++
-		host := words[i]
 		if hostFlag != "" {
-			return nil, fmt.Errorf("ssh %s and --host %s: name the board once, after ssh", host, hostFlag)
+			return nil, fmt.Errorf("ssh %s and --host %s: name the board once, after ssh", words[i], hostFlag)
 		}
-		name := host[strings.LastIndex(host, "@")+1:]
-		if name == "" {
-			return nil, fmt.Errorf("ssh %q: no host after the user", host)
+		for _, host := range strings.Split(words[i], ",") { // ssh A,B: a board each
+			name := host[strings.LastIndex(host, "@")+1:]
+			if name == "" {
+				return nil, fmt.Errorf("ssh %q: no host after the user", host)
+			}
+			if cfg.Targets == nil {
+				cfg.Targets = map[string]config.Target{}
+			}
+			cfg.Targets[name] = config.Target{Kind: "ssh", Host: host}
+			names = append(names, name)
 		}
-		if cfg.Targets == nil {
-			cfg.Targets = map[string]config.Target{}
-		}
-		cfg.Targets[name] = config.Target{Kind: "ssh", Host: host}
-		names = append(names, name)
 	}
 	return names, nil
 }

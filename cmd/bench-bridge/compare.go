@@ -206,7 +206,12 @@ func compareRun(o *compareOptions) error {
 		label := fmt.Sprintf("%c %s", 'a'+i, strings.TrimSuffix(filepath.Base(p.out)[2:], ".json"))
 		jobs[i].Options.OnEvent = disp.track(label, jobs[i].Options.Runs*len(jobs[i].Options.Cases))
 	}
-	arts, files, runErr := runSession(o.ctx, jobs, disp)
+	held, release, err := holdDevice(o.Measure.wait, disp)(o.ctx, t)
+	if err != nil {
+		return err
+	}
+	arts, files, runErr := runSession(held, jobs, disp)
+	runErr = errors.Join(runErr, release())
 	if len(arts) == 0 {
 		return runErr
 	}

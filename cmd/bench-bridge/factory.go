@@ -79,10 +79,11 @@ type buildFunc func(context.Context, *runner.Job) (*build.Program, error)
 type Factory struct {
 	IO         *IOStreams
 	OpenTarget openFunc
+	ListADB    listADBFunc
 	Builder    buildFunc
 }
 
 // newFactory is the real one: these streams and the targets of package targets.
 func newFactory(in io.Reader, out, errOut io.Writer) *Factory {
-	return &Factory{IO: systemStreams(in, out, errOut), OpenTarget: targets.Open}
+	return &Factory{IO: systemStreams(in, out, errOut), OpenTarget: targets.Open, ListADB: targets.ADBDevices}
 }

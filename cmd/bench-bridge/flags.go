@@ -20,8 +20,10 @@ import (
 
 // registerDeviceFlags adds the flags that say how to reach a device.
 func registerDeviceFlags(f *pflag.FlagSet, o *targets.Overrides) {
-	f.StringVar(&o.Serial, "serial", "", "adb: the device's serial when several are attached (default $ANDROID_SERIAL)")
-	f.StringVar(&o.Host, "host", "", "ssh: [user@]host[:port] of the device")
+	f.StringVar(&o.Serial, "serial", "", "adb: the device's serial when several are attached (default $ANDROID_SERIAL); several, or models, separated by commas: a target each")
+	f.StringVarP(&o.ADBHost, "adb-host", "H", "", "adb: host of the adb server, as adb -H (default $ANDROID_ADB_SERVER_ADDRESS, else localhost)")
+	f.IntVarP(&o.ADBPort, "adb-port", "P", 0, "adb: port of the adb server, as adb -P (default $ANDROID_ADB_SERVER_PORT, else 5037)")
+	f.StringVar(&o.Host, "host", "", "ssh: [user@]host[:port] of the device; several separated by commas: a target each")
 	f.StringVar(&o.Identity, "identity", "", "ssh: private key file")
 	f.StringVar(&o.KnownHosts, "known-hosts", "", "ssh: known_hosts file (default ~/.ssh/known_hosts)")
 	f.StringVar(&o.AcceptHostKey, "accept-host-key", "", "ssh: record an unknown host key in the known_hosts file when its `fingerprint` is this one (SHA256:..., as ssh-keygen -lf prints it on the device; several separated by commas); bare, it records nothing and the error names the fingerprint to check; a changed key is always refused")
@@ -107,6 +109,7 @@ type measureFlags struct {
 	quiet    bool
 	verbose  bool
 	metric   string
+	wait     time.Duration
 
 	samplesSet, minTimeSet bool // given on the command line, so not taken from the config
 }
@@ -130,6 +133,7 @@ func (m *measureFlags) register(f *pflag.FlagSet) {
 	f.BoolVarP(&m.quiet, "quiet", "q", false, "print only the table and errors")
 	f.BoolVarP(&m.verbose, "verbose", "v", false, "print every case as it finishes, also on a terminal")
 	f.StringVar(&m.metric, "metric", "time", "time, or instructions: the times, then instructions per op counted under valgrind's callgrind")
+	registerWaitFlag(f, &m.wait)
 }
 
 func (m *measureFlags) changed(f *pflag.FlagSet) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -188,8 +189,9 @@ func deviceNoise(r *trend.Report, a *artifact.Artifact) *gate.Noise {
 // baseline's program can still be built (this tree builds the very binary the baseline measured), the rerun is a
 // session of both programs, their processes alternating, judged by the paired test; otherwise the current program
 // reruns alone and is compared with the baseline as before. The rerun's artifacts go to a temporary directory that
-// is removed, and the target it opens is closed, on every path.
-func confirmResult(o *gateOptions, cfg *config.Config, res *gate.Result, p gate.Pair, opts gate.Options) error {
+// is removed, and the target it opens is closed, on every path. The rerun holds the device's lease, waiting until
+// no other run holds it.
+func confirmResult(o *gateOptions, cfg *config.Config, res *gate.Result, p gate.Pair, opts gate.Options) (err error) {
 	if opts.Metric != gate.Time {
 		what := map[string]string{gate.Instructions: "instruction", gate.Allocations: "allocation"}[opts.Metric]
 		res.Notes = append(res.Notes, "--confirm: "+what+" counts repeat exactly, there is nothing to rerun")
@@ -207,6 +209,11 @@ func confirmResult(o *gateOptions, cfg *config.Config, res *gate.Result, p gate.
 		return err
 	}
 	defer t.Close()
+	ctx, release, err := holdDevice(0, stderr)(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, release()) }()
 	names := append([]string{cases.RefCase}, res.Flagged()...)
 	curJob, err := rerunJob(o, cfg, t, cur, names, filepath.Join(dir, "b-"+filepath.Base(p.Current.File)))
 	if err != nil {

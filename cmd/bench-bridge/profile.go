@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +34,7 @@ type profileOptions struct {
 	ConfigFile string
 	Build      buildFlags
 	Device     targets.Overrides
+	Wait       time.Duration // for a device another run holds
 }
 
 // newCmdProfile is `bench-bridge profile TARGET CASE [SECS]`, where TARGET may be ssh [USER@]HOST.
@@ -85,6 +88,7 @@ frame-pointer stacks), symbolised here, for kernels without perf events, qemu an
 	o.Build.register(fl, true)
 	registerConfigFlag(fl, &o.ConfigFile)
 	registerDeviceFlags(fl, &o.Device)
+	registerWaitFlag(fl, &o.Wait)
 	fl.StringVar(&o.Program, "program", artifact.ProgramBridge, "program to profile: bridge or floor")
 	fl.StringVar(&o.Tool, "tool", "", "profiler: "+strings.Join(profile.ToolNames(), ", ")+" (default: the target's best)")
 	fl.StringVar(&o.OutDir, "out-dir", DefaultOutDir, "where the raw output and data file go")
@@ -92,7 +96,7 @@ frame-pointer stacks), symbolised here, for kernels without perf events, qemu an
 	return cmd
 }
 
-func profileRun(o *profileOptions) error {
+func profileRun(o *profileOptions) (err error) {
 	stderr := o.IO.ErrOut
 	cfg, err := config.Load(o.ConfigFile)
 	if err != nil {
@@ -113,22 +117,27 @@ func profileRun(o *profileOptions) error {
 		return err
 	}
 	defer t.Close()
-	job := &runner.Job{Target: t, Kind: o.Program, Codec: prog.codec, QuickJSSrc: prog.quickjsSrc, Log: stderr,
-		User: prog.user, Defines: prog.defines, Builder: o.Builder}
-	built, err := job.Program(o.ctx)
+	ctx, release, err := holdDevice(o.Wait, stderr)(o.ctx, t)
 	if err != nil {
 		return err
 	}
-	device, err := t.Device(o.ctx)
+	defer func() { err = errors.Join(err, release()) }()
+	job := &runner.Job{Target: t, Kind: o.Program, Codec: prog.codec, QuickJSSrc: prog.quickjsSrc, Log: stderr,
+		User: prog.user, Defines: prog.defines, Builder: o.Builder}
+	built, err := job.Program(ctx)
+	if err != nil {
+		return err
+	}
+	device, err := t.Device(ctx)
 	if err != nil {
 		return err
 	}
 	targets.CheckProgram(&device, built.Path)
-	remote, err := t.Push(o.ctx, built.Path)
+	remote, err := t.Push(ctx, built.Path)
 	if err != nil {
 		return err
 	}
-	res, err := profile.Run(o.ctx, t, remote, device, profile.Options{Case: o.Case, Seconds: o.Seconds, Tool: o.Tool, OutDir: o.OutDir, Log: stderr,
+	res, err := profile.Run(ctx, t, remote, device, profile.Options{Case: o.Case, Seconds: o.Seconds, Tool: o.Tool, OutDir: o.OutDir, Log: stderr,
 		Program: built.Path})
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -30,6 +29,7 @@ const DefaultOutDir = "out"
 type measureOptions struct {
 	IO         *IOStreams
 	OpenTarget openFunc
+	ListADB    listADBFunc
 	Builder    buildFunc
 	ctx        context.Context
 
@@ -39,16 +39,18 @@ type measureOptions struct {
 	Build      buildFlags
 	Measure    measureFlags
 	Device     targets.Overrides
+	All        bool // every device the adb server lists (expandDevices)
 }
 
 // newMeasureOptions are the options of a measuring command of kind, with f's dependencies.
 func newMeasureOptions(f *Factory, kind string) *measureOptions {
-	return &measureOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder, Kind: kind}
+	return &measureOptions{IO: f.IO, OpenTarget: f.OpenTarget, ListADB: f.ListADB, Builder: f.Builder, Kind: kind}
 }
 
 // register adds the measuring command's flags to cmd; bridge adds the reference bridge's and the config's bridges.
 func (o *measureOptions) register(cmd *cobra.Command, bridge bool) {
 	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, &o.Device, bridge)
+	cmd.Flags().BoolVar(&o.All, "all", false, "adb: measure every device the adb server lists, each as a target of its own (TARGET-SERIAL), at once")
 }
 
 // registerMeasuring adds every flag of a measuring command and its completions.
@@ -147,7 +149,9 @@ func subsetName(name string, selected []string) string {
 	return strings.TrimSuffix(name, ".json") + "-subset-" + hex.EncodeToString(sum[:4]) + ".json"
 }
 
-// measureRun runs the program on every named target, one session and one artifact each, and shows them side by side.
+// measureRun runs the program on every named target (every device, where the flags name several: expandDevices),
+// one session and one artifact each, at once where they are different machines, each holding its device for its run,
+// and shows them side by side. A target that cannot be opened or fails ends alone; the error names each that failed.
 // It opens every target and closes every one it opened.
 func measureRun(o *measureOptions) error {
 	cfg, err := config.Load(o.ConfigFile)
@@ -155,6 +159,11 @@ func measureRun(o *measureOptions) error {
 		return err
 	}
 	names, err := resolveTargets(o.Targets, cfg, o.Device.Host)
+	if err != nil {
+		return err
+	}
+	specs := cfg.Specs()
+	names, dev, err := expandDevices(o.ctx, names, specs, o.Device, o.All, o.ListADB)
 	if err != nil {
 		return err
 	}
@@ -166,41 +175,40 @@ func measureRun(o *measureOptions) error {
 		return err
 	}
 	disp := newDisplay(o.IO.ErrOut, o.IO.IsStderrTTY(), o.IO.ColorEnabled(), o.Measure.quiet, o.Measure.verbose)
-	dev := o.Device
 	dev.Log = disp
-	opened := make([]targets.Target, 0, len(names))
+	opened, errs := openAll(o.ctx, o.OpenTarget, names, specs, dev)
 	defer func() {
 		for _, t := range opened {
-			t.Close()
+			if t != nil {
+				t.Close()
+			}
 		}
 	}()
-	for _, name := range names {
-		t, err := o.OpenTarget(o.ctx, name, cfg.Specs(), dev)
+	var sessions []*runner.Session
+	var of []int // the index in names of each session
+	for i, t := range opened {
+		if t == nil {
+			continue
+		}
+		job := p.job(t, disp)
+		job.Options.OnEvent = disp.track(strings.TrimSuffix(defaultName(t.Name(), job.Kind, job.Codec), ".json"), len(job.Options.Cases))
+		s, err := runner.NewSession([]*runner.Job{job}, disp)
 		if err != nil {
 			return err
 		}
-		opened = append(opened, t)
+		sessions, of = append(sessions, s), append(of, i)
 	}
-	sessions := make([]*runner.Session, len(opened))
-	for i, t := range opened {
-		job := p.job(t, disp)
-		job.Options.OnEvent = disp.track(strings.TrimSuffix(defaultName(t.Name(), job.Kind, job.Codec), ".json"), len(job.Options.Cases))
-		if sessions[i], err = runner.NewSession([]*runner.Job{job}, disp); err != nil {
-			return err
-		}
-	}
-	results, errs := runner.RunAll(o.ctx, sessions)
+	results, runErrs := runner.RunAll(o.ctx, sessions, holdDevice(o.Measure.wait, disp))
 	var arts []*artifact.Artifact
 	var files []string
-	var failed []error
-	for i, rs := range results {
+	for k, rs := range results {
 		for _, r := range rs {
 			if r.Artifact != nil {
 				arts, files = append(arts, r.Artifact), append(files, r.File)
 			}
 		}
-		if errs[i] != nil {
-			failed = append(failed, fmt.Errorf("%s: %w", names[i], errs[i]))
+		if runErrs[k] != nil {
+			errs[of[k]] = fmt.Errorf("%s: %w", names[of[k]], runErrs[k])
 		}
 	}
 	if len(arts) > 0 {
@@ -208,7 +216,7 @@ func measureRun(o *measureOptions) error {
 			return err
 		}
 	}
-	return errors.Join(failed...)
+	return targetsFailed(names, errs)
 }
 
 // newCmdFloor is `bench-bridge floor TARGET...`.

@@ -15,6 +15,9 @@ import (
 // deviceFlags are the measuring flags that only some kinds of target read.
 var deviceFlags = map[string][]string{
 	"serial":          {"adb"},
+	"adb-host":        {"adb"},
+	"adb-port":        {"adb"},
+	"all":             {"adb"},
 	"host":            {"ssh", "novacom"},
 	"identity":        {"ssh"},
 	"known-hosts":     {"ssh"},
@@ -26,7 +29,7 @@ var deviceFlags = map[string][]string{
 var targetAbout = map[string][2]string{
 	"linux":   {"this machine (Linux)", "this machine, when it runs Linux"},
 	"mac":     {"this machine (macOS)", "this machine, when it runs macOS (built with the system clang)"},
-	"android": {"an Android device over adb", "the Android device adb lists (--serial or $ANDROID_SERIAL for one of several), built for its ABI"},
+	"android": {"an Android device over adb", "the Android device adb lists (--serial or $ANDROID_SERIAL for one of several, --all for every one), built for its ABI"},
 	"webos":   {"a webOS device over ssh", "an HP TouchPad-class webOS device over ssh (--host): ARMv7 softfp, static"},
 	"ssh": {"a Linux board over ssh", "any Linux board over ssh, named by [USER@]HOST (a Host of ~/.ssh/config too): " +
 		"bench-bridge asks it what it runs (the ELF header of its /bin/sh, its C library, its CPU) and picks the " +

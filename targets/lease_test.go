@@ -1,0 +1,217 @@
+package targets
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// shellTransport runs each command in a real shell of this machine, as a device's shell runs it: the lease's scripts
+// meet the shells of the devices (shells) without a device.
+type shellTransport struct{ sh []string }
+
+func (s shellTransport) exec(ctx context.Context, command string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
+	cmd := exec.CommandContext(ctx, s.sh[0], append(s.sh[1:], "-c", command)...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), nil
+	}
+	return 0, err
+}
+
+func (shellTransport) push(context.Context, io.Reader, string) error { return errNoStdin }
+func (shellTransport) pull(context.Context, string, io.Writer) error { return errNoStdin }
+func (shellTransport) close() error                                  { return nil }
+
+// shellDevice is a device whose shell is sh and whose workdir is a fresh directory.
+func shellDevice(t *testing.T, sh []string) (*remote, string) {
+	t.Helper()
+	workdir := filepath.Join(t.TempDir(), "work dir; it's")
+	r, err := newRemote("dev", "device "+shellName(sh), "test:"+workdir, Platform{}, workdir, "", io.Discard, shellTransport{sh}, probe{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, workdir
+}
+
+// quickLeases makes the lease's clocks fast for the test.
+func quickLeases(t *testing.T) {
+	renew, poll, stale := leaseRenew, leasePoll, leaseStale
+	leaseRenew, leasePoll, leaseStale = 20*time.Millisecond, 20*time.Millisecond, 400*time.Millisecond
+	t.Cleanup(func() { leaseRenew, leasePoll, leaseStale = renew, poll, stale })
+}
+
+// lockedLog is a log that the lease's goroutines and the test read and write at once.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// TestLeaseOneRunAtATime holds a device in every shell a device has: a second run gives up after its wait, naming
+// the holder, even though the holder keeps renewing for longer than a lease left behind would stand still; a third
+// waits, and takes the device once the first releases it. Nothing is left in the workdir after the last release.
+func TestLeaseOneRunAtATime(t *testing.T) {
+	quickLeases(t)
+	for _, sh := range shells(t) {
+		t.Run(shellName(sh), func(t *testing.T) {
+			dev, workdir := shellDevice(t, sh)
+			ctx := context.Background()
+			first, err := Acquire(ctx, dev, LeaseOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var log lockedLog
+			_, err = Acquire(ctx, dev, LeaseOptions{Wait: 2 * leaseStale, Log: &log})
+			var held *HeldError
+			if !errors.As(err, &held) || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
+				t.Fatalf("a second run on a held device: %v, want a HeldError naming this process\n%s", err, log.String())
+			}
+			if !strings.Contains(log.String(), "device "+shellName(sh)+" is held by another run (host ") {
+				t.Errorf("the waiting run was not told who holds the device:\n%s", log.String())
+			}
+			got := make(chan *Lease)
+			go func() {
+				l, err := Acquire(ctx, dev, LeaseOptions{Log: &log})
+				if err != nil {
+					t.Error(err)
+				}
+				got <- l
+			}()
+			for !strings.Contains(log.String(), "waiting until it is free") {
+				time.Sleep(10 * time.Millisecond)
+			}
+			select {
+			case <-got:
+				t.Fatal("the third run took the device while the first held it")
+			default:
+			}
+			if err := first.Release(); err != nil {
+				t.Fatal(err)
+			}
+			third := <-got
+			if third == nil {
+				t.FailNow()
+			}
+			owner, err := os.ReadFile(filepath.Join(workdir, leaseName, "owner"))
+			if err != nil || strings.TrimSpace(string(owner)) != third.owner.String() {
+				t.Errorf("the lease names %q (%v), want the third run %q", owner, err, third.owner.String())
+			}
+			if err := third.Release(); err != nil {
+				t.Fatal(err)
+			}
+			if left, _ := os.ReadDir(workdir); len(left) != 0 {
+				t.Errorf("left in the workdir: %v", left)
+			}
+		})
+	}
+}
+
+// TestLeaseLeftBehind: a lease whose process of this machine is gone is taken over at once; one of another machine
+// once its counter has stood still for leaseStale; each takeover says whose lease it was and why.
+func TestLeaseLeftBehind(t *testing.T) {
+	quickLeases(t)
+	exited := exec.Command("true")
+	if err := exited.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := me()
+	gone.PID = exited.Process.Pid
+	elsewhere := leaseOwner{Host: "lab-host-2", Boot: "another-boot", PID: os.Getpid(), Start: time.Now().UTC()}
+	for _, tc := range []struct {
+		name  string
+		owner leaseOwner
+		why   string
+	}{
+		{"gone process", gone, "its process is gone"},
+		{"other machine", elsewhere, "it was not renewed for"},
+	} {
+		for _, sh := range shells(t) {
+			t.Run(tc.name+"/"+shellName(sh), func(t *testing.T) {
+				dev, workdir := shellDevice(t, sh)
+				lease := filepath.Join(workdir, leaseName)
+				if err := os.MkdirAll(lease, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				os.WriteFile(filepath.Join(lease, "owner"), []byte(tc.owner.String()+"\n"), 0o644)
+				os.WriteFile(filepath.Join(lease, "renewed"), []byte("7\n"), 0o644)
+				var log lockedLog
+				l, err := Acquire(context.Background(), dev, LeaseOptions{Wait: 20 * leaseStale, Log: &log})
+				if err != nil {
+					t.Fatalf("%v\n%s", err, log.String())
+				}
+				defer l.Release()
+				want := "took over the lease of host " + tc.owner.Host + ", pid " + strconv.Itoa(tc.owner.PID)
+				if !strings.Contains(log.String(), want) || !strings.Contains(log.String(), tc.why) {
+					t.Errorf("log lacks %q and %q:\n%s", want, tc.why, log.String())
+				}
+				if left, _ := filepath.Glob(lease + ".stale.*"); len(left) > 0 {
+					t.Errorf("the old lease is left aside: %v", left)
+				}
+			})
+		}
+	}
+}
+
+// TestLeaseLost: a holder whose lease another run has replaced learns it at its next renewal, with the other run
+// named.
+func TestLeaseLost(t *testing.T) {
+	quickLeases(t)
+	sh := shells(t)[0]
+	dev, workdir := shellDevice(t, sh)
+	l, err := Acquire(context.Background(), dev, LeaseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := leaseOwner{Host: "lab-host-2", PID: 4242, Start: time.Now().UTC()}
+	if err := os.WriteFile(filepath.Join(workdir, leaseName, "owner"), []byte(other.String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-l.Lost():
+	case <-time.After(time.Minute):
+		t.Fatal("the holder never noticed its lease was taken")
+	}
+	if err := l.Err(); err == nil || !strings.Contains(err.Error(), "host lab-host-2, pid 4242") {
+		t.Errorf("lost lease: %v", err)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if owner, _ := os.ReadFile(filepath.Join(workdir, leaseName, "owner")); !strings.Contains(string(owner), "lab-host-2") {
+		t.Errorf("releasing a lost lease removed the other run's: %q", owner)
+	}
+}
+
+// TestParseOwner reads back what an owner writes, and reads a lease without an owner as nobody.
+func TestParseOwner(t *testing.T) {
+	o := leaseOwner{Host: "lab1", Boot: "b00t", PID: 99, Start: time.Date(2026, 12, 1, 10, 2, 3, 4, time.UTC)}
+	if got := parseOwner(o.String()); got != o {
+		t.Errorf("parseOwner(%q) = %+v", o.String(), got)
+	}
+	if got := parseOwner(""); got != (leaseOwner{}) || !strings.Contains(got.describe(), "no owner") {
+		t.Errorf("an empty owner reads as %+v (%s)", got, got.describe())
+	}
+}
