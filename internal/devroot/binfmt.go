@@ -49,6 +49,7 @@ var binfmtMu sync.Mutex
 // as it is.
 func RequireBinfmt(t testing.TB) {
 	t.Helper()
+	testenv.SkipInShort(t, "runs ARM programs through qemu")
 	requireRoot(t)
 	for _, e := range []binfmtEntry{binfmtAArch64, binfmtARM} {
 		if _, err := os.Stat(e.interpreter); err != nil {
