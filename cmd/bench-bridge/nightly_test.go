@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // nightly runs scripts/nightly from the repository, with the built bench-bridge measuring the bridge that cfg
