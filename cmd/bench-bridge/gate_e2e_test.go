@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/bench-bridge/bench-bridge/gate"
@@ -55,9 +57,9 @@ const abShare = 0.25
 // proof; this one proves that a flagged case is rerun beside the baseline's program and still fails.
 const confirmShare = 1.0
 
-// compareRoundsForProof are the rounds of the proof's compare: a sign test over 20 pairs reaches the gate's alpha of
-// 0.05 with up to five pairs against the rest, so a slowdown is flagged even when one pair in ten straddles a change
-// of the machine's speed, and 20 rounds take seconds.
+// compareRoundsForProof are the rounds of the proof's compares: a sign test over 20 pairs reaches the gate's alpha
+// of 0.05 with up to five pairs against the rest, so a slowdown is flagged even when one pair in ten straddles a
+// change of the machine's speed, and 20 rounds take seconds.
 const compareRoundsForProof = "20"
 
 // TestGateAAAndAB is the proof that the gate works on this machine, whatever its CPU: the same program measured
@@ -95,36 +97,36 @@ func TestGateAAAndAB(t *testing.T) {
 			}
 		}
 	})
-	// One compare session holds both proofs: its second program is the first again (A/A), its third the first with
-	// the slowdown (A/B), and each is tested against the first over the same rounds.
-	t.Run("A/A and A/B compare", func(t *testing.T) {
-		out := filepath.Join(dir, "compare")
-		slow := fmt.Sprintf("json:slowdown=%v", abShare)
-		code, r, reg := gateJSON(t, "compare", localName(), "json", "json", slow, "--cases", caseList,
-			"--runs", compareRoundsForProof, "--gate", "--out", out)
-		if len(r.Results) != 2 {
-			t.Fatalf("compare of three programs: %d results, want 2", len(r.Results))
-		}
-		aa, ab := r.Results[0], r.Results[1]
+	// compareProof runs compare json B with --gate over the gate's cases, two programs a round, side by side as the
+	// paired test wants them, and checks that its rounds could flag a case.
+	compareProof := func(t *testing.T, b, out string) (int, gate.Report, []string) {
+		t.Helper()
+		code, r, reg := gateJSON(t, "compare", localName(), "json", b, "--cases", caseList, "--runs", compareRoundsForProof,
+			"--gate", "--out", out)
 		logResult(t, "compare", r)
-		for _, res := range r.Results {
-			for _, n := range res.Notes {
-				if strings.Contains(n, "cannot reach alpha") {
-					t.Fatalf("compare of %s rounds proves nothing: %s", compareRoundsForProof, n)
-				}
+		for _, n := range r.Results[0].Notes {
+			if strings.Contains(n, "cannot reach alpha") {
+				t.Fatalf("compare of %s rounds proves nothing: %s", compareRoundsForProof, n)
 			}
 		}
-		if got := aa.Regressions(); len(got) > 0 {
-			t.Errorf("A/A compare: regressions %v", got)
+		return code, r, reg
+	}
+	t.Run("A/A compare", func(t *testing.T) {
+		if code, _, reg := compareProof(t, "json", filepath.Join(dir, "aa")); code != 0 || len(reg) > 0 {
+			t.Errorf("A/A compare: exit %d, regressions %v", code, reg)
 		}
-		if code != exitRegressed || len(ab.Regressions()) != len(gateCases) || len(reg) != len(gateCases) {
-			t.Errorf("A/B compare: exit %d, regressions %v; want 3 and every case of %s", code, reg, ab.Label)
+	})
+	t.Run("A/B compare", func(t *testing.T) {
+		out := filepath.Join(dir, "ab")
+		code, r, reg := compareProof(t, fmt.Sprintf("json:slowdown=%v", abShare), out)
+		if code != exitRegressed || len(reg) != len(gateCases) {
+			t.Errorf("A/B compare: exit %d, regressions %v; want 3 and every case", code, reg)
 		}
-		b := readArtifact(t, filepath.Join(out, "c-"+localName()+"-slowdown0.25.json"))
+		b := readArtifact(t, filepath.Join(out, "b-"+localName()+"-slowdown0.25.json"))
 		if b.Settings.Slowdown != abShare || b.Session.ID == "" || b.Session.ID != readArtifact(t, filepath.Join(out, "a-"+localName()+".json")).Session.ID {
 			t.Fatalf("the B artifact: slowdown %v, session %+v", b.Settings.Slowdown, b.Session)
 		}
-		for _, c := range ab.Cases {
+		for _, c := range r.Results[0].Cases {
 			// The share the program applied, as it calibrated it on this machine, and what the session measured.
 			var shares []float64
 			for _, p := range b.Case(c.Case).Processes {
@@ -167,12 +169,26 @@ func TestGateAAAndAB(t *testing.T) {
 		}
 	})
 
-	// Instruction counts come from callgrind runs of a fixed op count, whatever --runs and --samples say; each case
-	// takes seconds under callgrind, so one case, as the confirm's proof: the compare proves every direction.
+	// Instruction counts come from callgrind runs of a fixed op count, whatever --runs and --samples say and whatever
+	// else runs: the three counted runs go at once, as processes of their own. Each case takes seconds under
+	// callgrind, so one case, as the confirm's proof: the compare proves every direction.
 	counted := []string{"--cases", gateCases[0], "--metric", "instructions", "--runs", "1", "--samples", "1", "--min-time", "1ms"}
-	i1 := measure("i1", counted...)
-	i2 := measure("i2", counted...)
-	ib := measure("ib", append(counted, "--slowdown-steps", "64")...)
+	i1, i2, ib := filepath.Join(dir, "i1.json"), filepath.Join(dir, "i2.json"), filepath.Join(dir, "ib.json")
+	bin := cli(t)
+	var counting sync.WaitGroup
+	failed := make([]string, 3)
+	for i, args := range [][]string{{"--out", i1}, {"--out", i2}, {"--out", ib, "--slowdown-steps", "64"}} {
+		args = append(append([]string{localName()}, counted...), args...)
+		counting.Go(func() {
+			if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+				failed[i] = fmt.Sprintf("bench-bridge %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+		})
+	}
+	counting.Wait()
+	if msg := strings.Join(failed, ""); msg != "" {
+		t.Fatal(msg)
+	}
 	t.Run("A/A instructions", func(t *testing.T) {
 		code, r, reg := gateJSON(t, "gate", "--metric", "instructions", i1, i2)
 		if code != 0 || len(reg) > 0 {
