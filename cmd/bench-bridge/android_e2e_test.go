@@ -169,7 +169,7 @@ func assertNothingRuns(t *testing.T, running func() []string) {
 	}
 }
 
-// The simulator (internal/adbsim) stays for the faults real adbd cannot be made to produce: a device whose user has
+// The simulator (internal/adbsim) is for the faults real adbd cannot be made to produce: a device whose user has
 // not allowed this computer (unauthorized), and a connection dropped at a chosen byte of the program's output.
 
 // TestAndroidUnauthorized is the first run on a phone whose user has not yet allowed this computer: a clear error
