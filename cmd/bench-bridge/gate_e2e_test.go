@@ -57,10 +57,10 @@ const abShare = 0.25
 // proof; this one proves that a flagged case is rerun beside the baseline's program and still fails.
 const confirmShare = 1.0
 
-// compareRoundsForProof are the rounds of the proof's compares: a sign test over 20 pairs reaches the gate's alpha
-// of 0.05 with up to five pairs against the rest, so a slowdown is flagged even when one pair in ten straddles a
-// change of the machine's speed, and 20 rounds take seconds.
-const compareRoundsForProof = "20"
+// compareRoundsForProof are the rounds of the proof's compares: a sign test over 30 pairs reaches the gate's alpha
+// of 0.05 with up to nine pairs against the rest, so a slowdown is flagged even on a machine busy enough to turn a
+// pair in five, and 30 rounds take seconds.
+const compareRoundsForProof = "30"
 
 // TestGateAAAndAB is the proof that the gate works on this machine, whatever its CPU: the same program measured
 // several times is never flagged (A/A), and the same binary told to add busy work worth abShare of each crossing,
