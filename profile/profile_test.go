@@ -18,6 +18,7 @@ import (
 // bridgeProgram builds the json bridge on this machine (cached after the first build).
 func bridgeProgram(t *testing.T) (targets.Target, string, artifact.Device) {
 	t.Helper()
+	testenv.SkipInShort(t, "builds the json bridge and profiles it")
 	testenv.Require(t, "cc", "apt-get install gcc")
 	if runtime.GOOS != "linux" {
 		t.Skip("perf, strace and callgrind are Linux profilers; on macOS profile uses sample")

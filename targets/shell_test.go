@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -98,70 +99,74 @@ func TestKillScriptKillsTheGroup(t *testing.T) {
 			os.Symlink(p, filepath.Join(noSetsid, cmd))
 		}
 	}
+	// Every case at once, whatever -parallel says: each waits out the short wait between SIGTERM and SIGKILL, asleep.
+	var all sync.WaitGroup
+	defer all.Wait()
 	for _, sh := range shells(t) {
 		for _, mode := range []string{"leader", "in a group", "in a group without setsid"} {
 			if sh[0] == "env" && mode == "in a group without setsid" {
 				continue // its PATH is toybox's
 			}
 			leader := mode == "leader"
-			t.Run(shellName(sh)+" "+mode, func(t *testing.T) {
-				t.Parallel() // each waits out the short wait between SIGTERM and SIGKILL
-				dir := t.TempDir()
-				pidFile := filepath.Join(dir, ".run-1.pid")
-				prog := filepath.Join(dir, "stubborn")
-				os.WriteFile(prog, []byte("#!/bin/sh\ntrap '' TERM\nsleep 300 &\necho \"$$ $!\" > procs\nwhile :; do sleep 1; done\n"), 0o755)
-				cmd := exec.Command(sh[0], append(sh[1:], "-c", runScript(dir, pidFile, nil, prog, nil))...)
-				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: leader}
-				if mode == "in a group without setsid" {
-					cmd.Env = append(os.Environ(), "PATH="+noSetsid)
-				}
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				done := make(chan error, 1)
-				go func() { done <- cmd.Wait() }()
-				var procs []int
-				for deadline := time.Now().Add(20 * time.Second); len(procs) < 2; time.Sleep(20 * time.Millisecond) {
-					if time.Now().After(deadline) {
+			all.Go(func() {
+				t.Run(shellName(sh)+" "+mode, func(t *testing.T) {
+					dir := t.TempDir()
+					pidFile := filepath.Join(dir, ".run-1.pid")
+					prog := filepath.Join(dir, "stubborn")
+					os.WriteFile(prog, []byte("#!/bin/sh\ntrap '' TERM\nsleep 300 &\necho \"$$ $!\" > procs\nwhile :; do sleep 1; done\n"), 0o755)
+					cmd := exec.Command(sh[0], append(sh[1:], "-c", runScript(dir, pidFile, nil, prog, nil))...)
+					cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: leader}
+					if mode == "in a group without setsid" {
+						cmd.Env = append(os.Environ(), "PATH="+noSetsid)
+					}
+					if err := cmd.Start(); err != nil {
+						t.Fatal(err)
+					}
+					done := make(chan error, 1)
+					go func() { done <- cmd.Wait() }()
+					var procs []int
+					for deadline := time.Now().Add(20 * time.Second); len(procs) < 2; time.Sleep(20 * time.Millisecond) {
+						if time.Now().After(deadline) {
+							cmd.Process.Kill()
+							t.Fatal("the program did not start")
+						}
+						b, _ := os.ReadFile(filepath.Join(dir, "procs"))
+						if !bytes.HasSuffix(b, []byte("\n")) {
+							continue
+						}
+						for _, f := range strings.Fields(string(b)) {
+							n, _ := strconv.Atoi(f)
+							procs = append(procs, n)
+						}
+					}
+					kill := exec.Command(sh[0], append(sh[1:], "-c", killScript(pidFile))...)
+					kill.Env = cmd.Env
+					out, err := kill.CombinedOutput()
+					if err != nil {
+						t.Fatalf("kill script: %v: %s", err, out)
+					}
+					select {
+					case err := <-done:
+						var ee *exec.ExitError
+						if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+							t.Errorf("the program ended with %v, want SIGKILL (it ignores SIGTERM)", err)
+						}
+					case <-time.After(30 * time.Second):
 						cmd.Process.Kill()
-						t.Fatal("the program did not start")
+						t.Fatal("the program still runs after the kill script")
 					}
-					b, _ := os.ReadFile(filepath.Join(dir, "procs"))
-					if !bytes.HasSuffix(b, []byte("\n")) {
-						continue
+					if mode == "in a group without setsid" {
+						syscall.Kill(procs[1], syscall.SIGKILL)
+						return
 					}
-					for _, f := range strings.Fields(string(b)) {
-						n, _ := strconv.Atoi(f)
-						procs = append(procs, n)
+					for deadline := time.Now().Add(10 * time.Second); alive(procs[1]) && time.Now().Before(deadline); {
+						time.Sleep(20 * time.Millisecond)
 					}
-				}
-				kill := exec.Command(sh[0], append(sh[1:], "-c", killScript(pidFile))...)
-				kill.Env = cmd.Env
-				out, err := kill.CombinedOutput()
-				if err != nil {
-					t.Fatalf("kill script: %v: %s", err, out)
-				}
-				select {
-				case err := <-done:
-					var ee *exec.ExitError
-					if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-						t.Errorf("the program ended with %v, want SIGKILL (it ignores SIGTERM)", err)
+					if alive(procs[1]) {
+						syscall.Kill(procs[1], syscall.SIGKILL)
+						t.Errorf("the program's child %d survived: the group was not killed", procs[1])
 					}
-				case <-time.After(30 * time.Second):
-					cmd.Process.Kill()
-					t.Fatal("the program still runs after the kill script")
-				}
-				if mode == "in a group without setsid" {
-					syscall.Kill(procs[1], syscall.SIGKILL)
-					return
-				}
-				for deadline := time.Now().Add(10 * time.Second); alive(procs[1]) && time.Now().Before(deadline); {
-					time.Sleep(20 * time.Millisecond)
-				}
-				if alive(procs[1]) {
-					syscall.Kill(procs[1], syscall.SIGKILL)
-					t.Errorf("the program's child %d survived: the group was not killed", procs[1])
-				}
+				})
 			})
 		}
 	}

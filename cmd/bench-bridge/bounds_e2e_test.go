@@ -106,11 +106,8 @@ func (f *freezer) Freeze() {
 // signal ends bench-bridge at once, with the status of that signal. The directory left behind is removed at the next
 // connection to the device.
 func TestSecondSignalQuitsAtOnce(t *testing.T) {
-	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
-	bin := filepath.Join(t.TempDir(), "bench-bridge")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	requireCC(t)
+	bin := cli(t)
 	for _, c := range []struct {
 		name string
 		sig  syscall.Signal
@@ -126,7 +123,8 @@ func TestSecondSignalQuitsAtOnce(t *testing.T) {
 			os.WriteFile(cfg, []byte("[targets.board]\nkind = \"ssh\"\n"), 0o644)
 			flags := []string{"--config", cfg, "--host", srv.User + "@" + dev.Addr, "--identity", srv.Identity,
 				"--known-hosts", srv.KnownHosts, "--workdir", workdir}
-			cmd := exec.Command(bin, append([]string{"floor", "board", "--samples", "50", "--min-time", "200ms",
+			// The cases after the first take seconds: the device is frozen while one of them runs.
+			cmd := exec.Command(bin, append([]string{"floor", "board", "--runs", "1", "--samples", "3", "--min-time", "50ms",
 				"--out", filepath.Join(dir, "floor.json")}, flags...)...)
 			stderr, _ := cmd.StderrPipe()
 			if err := cmd.Start(); err != nil {
@@ -200,10 +198,11 @@ func TestSecondSignalQuitsAtOnce(t *testing.T) {
 	}
 }
 
-// TestTargetsOnAStalledADBServer is the hang of issue 11: an adb server that answers OKAY to host:transport and
-// then never answers the service request. `bench-bridge targets` allows each target a few seconds and must say
-// which step did not answer, instead of hanging.
+// TestTargetsOnAStalledADBServer: an adb server that answers OKAY to host:transport and then never answers the
+// service request. `bench-bridge targets` allows each target a few seconds and must say which step did not answer,
+// instead of hanging.
 func TestTargetsOnAStalledADBServer(t *testing.T) {
+	testenv.SkipInShort(t, "waits out the bound of a stalled adb server")
 	adbsim.StallingServer(t, "stall-cli")
 	t.Setenv("ANDROID_SERIAL", "")
 	stdout, stderr, code := run(t, "targets")

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/bridge.md's generated section")
@@ -179,7 +178,7 @@ func checkedBlock(t *testing.T, doc, name string) string {
 // TestBridgeDocExampleBuildsAndRuns builds the C bridge docs/bridge.md shows, from the text of the page, and measures
 // it: the two cases it implements, the others not implemented.
 func TestBridgeDocExampleBuildsAndRuns(t *testing.T) {
-	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
+	requireCC(t)
 	doc, err := os.ReadFile(bridgeDoc)
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +190,7 @@ func TestBridgeDocExampleBuildsAndRuns(t *testing.T) {
 		}
 	}
 	out := filepath.Join(dir, "mine.json")
-	stdout, stderr, code := run(t, localName(), "--config", filepath.Join(dir, "bench-bridge.toml"), "--bridge", "mine", "--samples", "3", "--min-time", "2ms", "--out", out)
+	stdout, stderr, code := run(t, localName(), "--config", filepath.Join(dir, "bench-bridge.toml"), "--bridge", "mine", "--runs", "1", "--samples", "3", "--min-time", "2ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}

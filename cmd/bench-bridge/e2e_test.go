@@ -11,7 +11,6 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // run executes the command line as a user would and returns stdout, stderr and the exit status.
@@ -25,10 +24,10 @@ func run(t *testing.T, args ...string) (string, string, int) {
 // TestEndToEnd builds QuickJS, the floor and the json bridge on this machine with a short budget, runs every case,
 // and checks the artifacts and show's table.
 func TestEndToEnd(t *testing.T) {
-	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
+	requireCC(t)
 	dir := t.TempDir()
 	floorOut, bridgeOut := filepath.Join(dir, "floor.json"), filepath.Join(dir, "bridge.json")
-	budget := []string{"--runs", "2", "--samples", "6", "--min-time", "5ms"}
+	budget := []string{"--runs", "2", "--samples", "3", "--min-time", "2ms"}
 	for _, args := range [][]string{
 		append([]string{"floor", localName(), "--out", floorOut}, budget...),
 		append([]string{localName(), "--out", bridgeOut}, budget...),
@@ -56,7 +55,7 @@ func TestEndToEnd(t *testing.T) {
 				t.Errorf("%s: case %s missing", a.Label(), want.Name)
 				continue
 			}
-			if len(c.Processes) != 2 || len(c.SamplesNs) != 12 || c.Iterations < 1 || c.Crossing != want.Crossing {
+			if len(c.Processes) != 2 || len(c.SamplesNs) != 6 || c.Iterations < 1 || c.Crossing != want.Crossing {
 				t.Errorf("%s %s: %d processes, %d samples, %d iterations, crossing %v", a.Label(), c.Name, len(c.Processes), len(c.SamplesNs), c.Iterations, c.Crossing)
 			}
 			if !(c.PILowNs <= c.MedianNs && c.MedianNs <= c.PIHighNs) {
@@ -75,7 +74,7 @@ func TestEndToEnd(t *testing.T) {
 			if len(c.ProcessRatios()) != 2 || c.RatioToRef == nil || *c.RatioToRef != least/leastRef {
 				t.Errorf("%s %s: ratio_to_ref %v, want the least sample over the least ref sample, %v", a.Label(), c.Name, c.RatioToRef, least/leastRef)
 			}
-			if p := c.Processes[0]; c.Name != cases.RefCase && (len(p.RefSamplesNs) != 6 || p.RefMedianNs <= 0) {
+			if p := c.Processes[0]; c.Name != cases.RefCase && (len(p.RefSamplesNs) != 3 || p.RefMedianNs <= 0) {
 				t.Errorf("%s %s: %d ref samples beside the case, ref median %v", a.Label(), c.Name, len(p.RefSamplesNs), p.RefMedianNs)
 			}
 			if (c.CrossingsPerMs != nil) != c.Crossing {

@@ -29,7 +29,7 @@ func measureExample(t *testing.T, name string) (*artifact.Artifact, string) {
 	t.Helper()
 	cfg := copyExample(t, name)
 	out := filepath.Join(filepath.Dir(cfg), "out.json")
-	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", name, "--samples", "3", "--min-time", "2ms", "--out", out)
+	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", name, "--runs", "1", "--samples", "3", "--min-time", "2ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -39,6 +39,7 @@ func measureExample(t *testing.T, name string) (*artifact.Artifact, string) {
 // TestExampleCppBridge builds examples/cpp-quickjs (C++ against the harness and the shared case table, with
 // nlohmann-json) and measures every case.
 func TestExampleCppBridge(t *testing.T) {
+	requireCC(t)
 	testenv.Require(t, "g++", "apt-get install g++ (scripts/setup does it)")
 	requireFile(t, "/usr/include/nlohmann/json.hpp", "apt-get install nlohmann-json3-dev (scripts/setup does it)")
 	a, _ := measureExample(t, "cpp-quickjs")
@@ -53,7 +54,7 @@ func TestExampleCppBridge(t *testing.T) {
 // TestExampleDuktape builds examples/duktape, a program of another engine that speaks the protocol itself, and
 // measures it: all cases are asked for; it lists three, and the others are recorded as not implemented.
 func TestExampleDuktape(t *testing.T) {
-	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
+	requireCC(t)
 	requireFile(t, "/usr/include/duktape.h", "apt-get install duktape-dev (scripts/setup does it)")
 	a, dir := measureExample(t, "duktape")
 	var names []string

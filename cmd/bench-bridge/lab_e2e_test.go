@@ -105,7 +105,7 @@ func TestLabPhoneTakenAway(t *testing.T) {
 func TestOneRunPerDevice(t *testing.T) {
 	testenv.Require(t, "unshare", "apt-get install util-linux")
 	l, b, words := lab(t, 1)
-	bin := buildCLI(t)
+	bin := cli(t)
 	dir := t.TempDir()
 	measure := func(name, minTime string) []string {
 		return append(slices.Clone(words), "--out", filepath.Join(dir, name, "{target}.json"), "--runs", "1", "--samples", "1", "--min-time", minTime)
@@ -157,16 +157,6 @@ func (p *cliProcess) says(t *testing.T, labels []string, what string) {
 			t.Errorf("no line of %s says %q:\n%s", label, what, p.log())
 		}
 	}
-}
-
-// buildCLI builds bench-bridge for the tests that run it as processes of their own.
-func buildCLI(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "bench-bridge")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // cliProcess is bench-bridge running as a process of its own, its stderr read line by line.

@@ -24,7 +24,7 @@ func TestMeasureLab(t *testing.T) {
 		t.Skip("a measurement of a few minutes: run scripts/measure-lab (BB_MEASURE_LAB=1)")
 	}
 	l, b, words := lab(t, 2)
-	bin := buildCLI(t)
+	bin := cli(t)
 	flags := strings.Fields(os.Getenv("BB_MEASURE_LAB_FLAGS"))
 	if len(flags) == 0 {
 		flags = []string{"--runs", "3", "--samples", "5", "--min-time", "10ms"}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // memoryCases cross with and without host-side allocations: a scalar, an object, and a call from the host.
@@ -29,7 +28,7 @@ func measureMemory(t *testing.T, out string, args ...string) *artifact.Artifact 
 // allocates on the host; both processes of one binary count the same; show, benchstat and the allocation gate read
 // the counts; and the gate flags one allocation more per crossing (BB_EXTRA_ALLOC=1) while passing a rerun.
 func TestMemoryPerCrossing(t *testing.T) {
-	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
+	requireCC(t)
 	dir := t.TempDir()
 	file := func(name string) string { return filepath.Join(dir, name) }
 	floor := measureMemory(t, file("floor.json"), "floor", localName())

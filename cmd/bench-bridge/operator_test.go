@@ -41,7 +41,7 @@ func TestDoctorFindsPresentAndMissingParts(t *testing.T) {
 
 // TestPlainProgressWhenNotATerminal checks that output for logs (CI) has no cursor control, one line per case.
 func TestPlainProgressWhenNotATerminal(t *testing.T) {
-	testenv.Require(t, "cc", "apt-get install gcc")
+	requireCC(t)
 	out := filepath.Join(t.TempDir(), "floor.json")
 	_, stderr, code := run(t, "floor", localName(), "--cases", "callback", "--runs", "1", "--samples", "3", "--min-time", "2ms", "--out", out)
 	if code != 0 {
@@ -64,11 +64,7 @@ func TestPlainProgressWhenNotATerminal(t *testing.T) {
 // marks the running one interrupted and says it is incomplete.
 func interrupt(t *testing.T, out string, args ...string) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "bench-bridge")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin, append(args, "--out", out)...)
+	cmd := exec.Command(cli(t), append(args, "--out", out)...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -83,7 +79,8 @@ func interrupt(t *testing.T, out string, args ...string) {
 	copied := make(chan struct{})
 	go func() { io.Copy(&rest, stderr); close(copied) }()
 	// The program's line that begins the second case may come a moment after the first case's result (over adb it
-	// often does): wait a little, well inside the second case, which lasts at least samples x min-time.
+	// often does): wait a little, well inside the second case, which lasts at least twice samples x min-time (the
+	// reference loop is measured beside it).
 	time.Sleep(200 * time.Millisecond)
 	cmd.Process.Signal(os.Interrupt)
 	done := make(chan error, 1)
@@ -106,15 +103,15 @@ func interrupt(t *testing.T, out string, args ...string) {
 
 // TestInterruptKeepsWhatWasMeasured interrupts a run on this machine.
 func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
-	testenv.Require(t, "cc", "apt-get install gcc")
-	interrupt(t, filepath.Join(t.TempDir(), "floor.json"), "floor", localName(), "--samples", "20", "--min-time", "100ms")
+	requireCC(t)
+	interrupt(t, filepath.Join(t.TempDir(), "floor.json"), "floor", localName(), "--runs", "1", "--samples", "6", "--min-time", "50ms")
 }
 
 // TestInterruptOnAndroid interrupts a run on real adbd: besides the artifact, the program must be killed on the device
 // and the per-build directory removed.
 func TestInterruptOnAndroid(t *testing.T) {
 	dev := android(t)
-	interrupt(t, filepath.Join(t.TempDir(), "floor-android.json"), "floor", "android", "--samples", "20", "--min-time", "20ms")
+	interrupt(t, filepath.Join(t.TempDir(), "floor-android.json"), "floor", "android", "--runs", "1", "--samples", "20", "--min-time", "20ms")
 	assertNothingRuns(t, dev.Running)
 	assertCleanedUp(t, dev.Root())
 }

@@ -16,7 +16,7 @@ import (
 // the profilers the board has: perf and strace run on the device, itimer in the program; their output comes back
 // and is summarised.
 func TestProfileOverSSH(t *testing.T) {
-	testenv.Require(t, "cc", "apt-get install gcc")
+	requireCC(t)
 	srv := sshdtest.Start(t, sshdtest.Options{})
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "bench-bridge.toml")
@@ -30,7 +30,7 @@ func TestProfileOverSSH(t *testing.T) {
 		if tc.command != "" {
 			testenv.Require(t, tc.command, "apt-get install linux-perf strace")
 		}
-		stdout, stderr, code := run(t, append([]string{"profile", "board", "script_to_host_scalar", "1", "--tool", tc.tool}, flags...)...)
+		stdout, stderr, code := run(t, append([]string{"profile", "board", "script_to_host_scalar", "0.5", "--tool", tc.tool}, flags...)...)
 		if code != 0 || !strings.Contains(stdout, "share by part:") || !strings.Contains(stdout, tc.want) {
 			t.Fatalf("profile board with %s: exit %d\n%s\n%s", tc.tool, code, stdout, stderr)
 		}

@@ -43,10 +43,7 @@ func TestReadmeMainCommandWritesNoCommittedFile(t *testing.T) {
 // (tmux) and reads the screen back: no line wraps, every case has its row, and a line names the columns left out.
 func TestReadmeTableFitsA120ColumnTerminal(t *testing.T) {
 	testenv.Require(t, "tmux", "apt-get install tmux (scripts/setup does it)")
-	bin := filepath.Join(t.TempDir(), "bench-bridge")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := cli(t)
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

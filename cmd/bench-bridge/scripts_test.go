@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// TestScriptsBenchReadsTheCallersConfig runs scripts/bench from another folder: bench-bridge must run there and read
-// that folder's bench-bridge.toml (its target shows in `targets`).
+// TestScriptsBenchReadsTheCallersConfig runs scripts/bench, with the built bench-bridge, from another folder:
+// bench-bridge must run there and read that folder's bench-bridge.toml (its target shows in `targets`).
 func TestScriptsBenchReadsTheCallersConfig(t *testing.T) {
 	script, err := filepath.Abs(filepath.Join("..", "..", "scripts", "bench"))
 	if err != nil {
@@ -23,6 +23,7 @@ func TestScriptsBenchReadsTheCallersConfig(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, script, "targets")
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "BENCH_BRIDGE_BIN="+cli(t))
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "callers-board") {
 		t.Fatalf("scripts/bench targets from %s: %v\n%s", dir, err, out)

@@ -52,7 +52,7 @@ func measureBoard(t *testing.T, b *devroot.Board, floor bool, why, compiler stri
 // floor, the bridge, profile and doctor take the board the same way.
 func TestSSHBoardOnDropbear(t *testing.T) {
 	testenv.Require(t, "x86_64-linux-gnu-gcc", "apt-get install gcc libc6-dev (scripts/setup does it)")
-	b := devroot.StartBoard(t)
+	b := sharedBoard.Get(t)
 	for _, floor := range []bool{true, false} {
 		a := measureBoard(t, b, floor, "x86_64 userland (ELF of /bin/sh), glibc (/lib64/ld-linux-x86-64.so.2): toolchain x86_64, static",
 			"x86_64-linux-gnu-gcc")

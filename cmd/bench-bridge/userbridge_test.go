@@ -14,7 +14,7 @@ import (
 // measures it. The "user's bridge" is floor.c compiled by the user's own command line with the environment
 // bench-bridge gives the build command, which is what a real user's bridge would use.
 func TestUserBridgeFromConfig(t *testing.T) {
-	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
+	requireCC(t)
 	dir := t.TempDir()
 	src, _ := benchbridge.CSources.ReadFile(benchbridge.Floor)
 	os.WriteFile(filepath.Join(dir, "mine.c"), src, 0o644)
@@ -29,7 +29,7 @@ out_dir = "out"
 build = "mkdir -p bin && $CC $CFLAGS -I$BENCH_BRIDGE_QUICKJS_SRC -I$BENCH_BRIDGE_HARNESS $BENCH_BRIDGE_HARNESS/*.c mine.c $BENCH_BRIDGE_QUICKJS_OBJS $LDFLAGS -o bin/mine"
 binary = "bin/mine"
 `), 0o644)
-	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "mine", "--cases", "script_to_host_scalar")
+	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "mine", "--cases", "script_to_host_scalar", "--runs", "1")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -56,29 +56,11 @@ func TestUserBridgeBinaryBesideTheConfig(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "bench-bridge.toml")
 	os.WriteFile(cfg, []byte("[bridges.pre]\nbinary = \"prog\"\n\n[bridges.plain]\nbinary = \"notexec\"\n\n[bridges.gone]\nbinary = \"nothing\"\n"), 0o644)
-	// prog is a shell script that speaks the protocol for one case; "prog" is not on $PATH.
-	os.WriteFile(filepath.Join(dir, "prog"), []byte(`#!/bin/sh
-if [ "$1" = list ]; then echo ref_js_loop; echo script_to_host_scalar; exit 0; fi
-shift # run
-cases=
-while [ $# -gt 0 ]; do case $1 in
---samples|--min-time-ns|--warmup-ns) shift 2;;
---*) echo "unknown flag: $1" >&2; exit 2;; # protocol 1 knows no --ref
-*) cases="$cases $1"; shift;;
-esac; done
-echo bench-bridge-protocol 1
-echo meta engine shell 1
-echo timer_overhead_ns 1
-for c in $cases; do
-  echo begin $c; echo calibrated $c 10; i=0
-  while [ $i -lt 4 ]; do echo sample $c 10 1000; i=$((i+1)); done
-  echo end $c
-done
-`), 0o755)
+	protocolScript(t, filepath.Join(dir, "prog")) // "prog" is not on $PATH
 	os.WriteFile(filepath.Join(dir, "notexec"), []byte("#!/bin/sh\n"), 0o644)
 	out := filepath.Join(dir, "pre.json")
 	t.Setenv("BENCH_BRIDGE_CACHE", t.TempDir()) // an empty cache: a prebuilt program needs no QuickJS
-	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "pre", "--cases", "script_to_host_scalar", "--samples", "4", "--out", out)
+	stdout, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "pre", "--cases", "script_to_host_scalar", "--runs", "1", "--samples", "4", "--out", out)
 	if code != 0 || strings.Contains(stderr, "QuickJS") {
 		t.Fatalf("prebuilt bridge: exit %d (QuickJS is neither fetched nor built for it)\n%s\n%s", code, stdout, stderr)
 	}
@@ -111,5 +93,33 @@ func TestBrokenBridgeBlocksOnlyItsCommands(t *testing.T) {
 	_, stderr, code := run(t, localName(), "--config", cfg, "--bridge", "bad")
 	if code != 1 || !strings.Contains(stderr, cfg+":4: bridges.bad needs binary") || !strings.Contains(stderr, cfg+":6: unknown key bridges.bad.binray") {
 		t.Fatalf("--bridge bad: exit %d, %s", code, stderr)
+	}
+}
+
+// protocolScript writes a shell script at path that speaks protocol 1 for ref_js_loop and script_to_host_scalar with
+// the same samples every run: a prebuilt bridge that needs neither a compiler nor QuickJS, and whose numbers never
+// move.
+func protocolScript(t *testing.T, path string) {
+	t.Helper()
+	script := `#!/bin/sh
+if [ "$1" = list ]; then echo ref_js_loop; echo script_to_host_scalar; exit 0; fi
+shift # run
+cases=
+while [ $# -gt 0 ]; do case $1 in
+--samples|--min-time-ns|--warmup-ns) shift 2;;
+--*) echo "unknown flag: $1" >&2; exit 2;; # protocol 1 knows no --ref
+*) cases="$cases $1"; shift;;
+esac; done
+echo bench-bridge-protocol 1
+echo meta engine shell 1
+echo timer_overhead_ns 1
+for c in $cases; do
+  echo begin $c; echo calibrated $c 10; i=0
+  while [ $i -lt 4 ]; do echo sample $c 10 1000; i=$((i+1)); done
+  echo end $c
+done
+`
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
 	}
 }

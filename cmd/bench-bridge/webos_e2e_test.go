@@ -27,32 +27,27 @@ func webosDevice(t *testing.T, o sshdtest.Options) (*sshdtest.Server, []string) 
 
 func requireArmel(t *testing.T) {
 	t.Helper()
+	testenv.SkipInShort(t, "runs ARMv7 bench programs through qemu")
 	testenv.Require(t, "arm-linux-gnueabi-gcc", "apt-get install gcc-arm-linux-gnueabi libc6-dev-armel-cross (scripts/setup does it)")
 	devroot.RequireBinfmt(t)
 }
 
-// webosBoard is a small board: dropbear (no sftp-server) in a root of busybox alone; ARMv7 softfp programs run on it
-// through binfmt_misc, so only uname -m shows that they are emulated.
+// webosBoard is a small board, shared by the tests: dropbear (no sftp-server) in a root of busybox alone; ARMv7
+// softfp programs run on it through binfmt_misc, so only uname -m shows that they are emulated.
 func webosBoard(t *testing.T) (*devroot.Board, []string) {
 	t.Helper()
 	requireArmel(t)
-	b := devroot.StartBoard(t)
+	b := sharedBoard.Get(t)
 	return b, []string{"--host", b.Host(), "--identity", b.Identity, "--known-hosts", b.KnownHosts, "--runs", "1", "--samples", "3", "--min-time", "2ms"}
 }
 
-// webosRuns runs `bench-bridge floor webos` and `bench-bridge webos` with flags over cases ("" for all) and checks
-// that the artifacts hold every case asked for, measured by ARMv7 softfp programs, with the device's facts.
-func webosRuns(t *testing.T, flags []string, caseList string, log func() string) (floor, bridge *artifact.Artifact) {
+// webosRuns runs `bench-bridge floor webos` and `bench-bridge webos` with flags over qemuCases and checks that the
+// artifacts hold those cases and the reference loop, measured by ARMv7 softfp programs, with the device's facts.
+func webosRuns(t *testing.T, flags []string, log func() string) (floor, bridge *artifact.Artifact) {
 	t.Helper()
 	dir := t.TempDir()
 	floorOut, bridgeOut := filepath.Join(dir, "floor-webos.json"), filepath.Join(dir, "webos.json")
-	if caseList != "" {
-		flags = append(flags, "--cases", caseList)
-	}
-	want := len(cases.Catalogue)
-	if caseList != "" {
-		want = len(strings.Split(caseList, ",")) + 1 // and the reference loop
-	}
+	flags = append(flags, qemuCases...)
 	for _, args := range [][]string{
 		append([]string{"floor", "webos", "--out", floorOut}, flags...),
 		append([]string{"webos", "--out", bridgeOut}, flags...),
@@ -67,7 +62,7 @@ func webosRuns(t *testing.T, flags []string, caseList string, log func() string)
 	}
 	floor, bridge = readArtifact(t, floorOut), readArtifact(t, bridgeOut)
 	for _, a := range []*artifact.Artifact{floor, bridge} {
-		if !a.Complete || len(a.Failures) > 0 || a.Target != "webos" || len(a.Cases) != want {
+		if !a.Complete || len(a.Failures) > 0 || a.Target != "webos" || len(a.Cases) != 2 { // the case and the reference loop
 			t.Errorf("%s: complete=%v, %d cases, failures %+v", a.Label(), a.Complete, len(a.Cases), a.Failures)
 		}
 		for _, c := range a.Cases {
@@ -84,13 +79,13 @@ func webosRuns(t *testing.T, flags []string, caseList string, log func() string)
 	return floor, bridge
 }
 
-// TestWebOSOnBoard runs floor and bridge over every case on the dropbear + busybox board: uploads through the shell
-// (there is no sftp), the probe through busybox, the run directory removed after each run. The artifacts say that
-// the programs were emulated, and why.
+// TestWebOSOnBoard runs floor and bridge on the dropbear + busybox board: uploads through the shell (there is no
+// sftp), the probe through busybox, the run directory removed after each run. The artifacts say that the programs
+// were emulated, and why.
 func TestWebOSOnBoard(t *testing.T) {
 	b, flags := webosBoard(t)
 	workdir := "/tmp/device dir; it's"
-	floor, bridge := webosRuns(t, append(flags, "--workdir", workdir), "", b.Log)
+	floor, bridge := webosRuns(t, append(flags, "--workdir", workdir), b.Log)
 	for _, a := range []*artifact.Artifact{floor, bridge} {
 		assertEmulatedByKernel(t, a, "arm")
 		if a.Device.RunPrefix != "" {
@@ -126,7 +121,7 @@ func TestWebOSOverOpenSSH(t *testing.T) {
 			if tt.prefix != "" {
 				flags = append(flags, "--run-prefix", tt.prefix)
 			}
-			floor, bridge := webosRuns(t, flags, "script_to_host_scalar", srv.Log)
+			floor, bridge := webosRuns(t, flags, srv.Log)
 			for _, a := range []*artifact.Artifact{floor, bridge} {
 				d := a.Device
 				if tt.prefix == "" {
@@ -139,16 +134,6 @@ func TestWebOSOverOpenSSH(t *testing.T) {
 				t.Errorf("workdir after the runs: %v, %v", left, err)
 			}
 		})
-	}
-}
-
-// TestWebOSHungProgramOnBoard stops the program on the board after its first case: the stall timeout kills it there
-// with busybox's kill, the case is a failure, and nothing is left running or lying on the board.
-func TestWebOSHungProgramOnBoard(t *testing.T) {
-	b, flags := webosBoard(t)
-	hangSecondCase(t, "webos", flags, b.Running)
-	if left, _ := filepath.Glob(filepath.Join(b.Root(), "tmp", "bench-bridge*")); len(left) > 0 {
-		t.Errorf("left on the board: %v", left)
 	}
 }
 

@@ -23,8 +23,18 @@ type Server struct {
 
 // StartServer starts an adb server; it fails in CI or skips elsewhere when adb is missing. The test's environment
 // gets ANDROID_ADB_SERVER_PORT, so that any adb client in the test, bench-bridge included, talks to this server.
-func StartServer(t *testing.T) *Server {
+func StartServer(t testing.TB) *Server {
 	t.Helper()
+	s := NewServer(t)
+	t.Setenv("ANDROID_ADB_SERVER_PORT", strconv.Itoa(s.Port))
+	return s
+}
+
+// NewServer starts an adb server as StartServer does, leaving the environment alone: a server that several tests
+// share (testenv.Shared) is pointed at by each of them.
+func NewServer(t testing.TB) *Server {
+	t.Helper()
+	testenv.SkipInShort(t, "starts a real adb server")
 	testenv.Require(t, "adb", "apt-get install adb (scripts/setup does it)")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -33,7 +43,6 @@ func StartServer(t *testing.T) *Server {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	s := &Server{Port: port, home: t.TempDir()}
-	t.Setenv("ANDROID_ADB_SERVER_PORT", strconv.Itoa(port))
 	t.Cleanup(s.connects.Wait) // after kill-server, which ends them
 	t.Cleanup(func() { s.ADB("kill-server") })
 	if out, err := s.ADB("start-server"); err != nil {
@@ -61,13 +70,13 @@ func (s *Server) ADB(args ...string) (string, error) {
 
 // Connect has the server connect to d and waits until `adb devices` shows it in state want ("device", "offline",
 // "unauthorized"). adb connect itself is not waited for: for a device that never answers it waits ten seconds.
-func (s *Server) Connect(t *testing.T, d *Device, want string) {
+func (s *Server) Connect(t testing.TB, d *Device, want string) {
 	t.Helper()
 	s.ConnectAddr(t, d.Addr(), want)
 }
 
 // ConnectAddr is Connect for any adbd at addr (HOST:PORT), a real one included.
-func (s *Server) ConnectAddr(t *testing.T, addr, want string) {
+func (s *Server) ConnectAddr(t testing.TB, addr, want string) {
 	t.Helper()
 	s.connects.Add(1)
 	go func() {

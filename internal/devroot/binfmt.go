@@ -49,6 +49,7 @@ var binfmtMu sync.Mutex
 // as it is.
 func RequireBinfmt(t testing.TB) {
 	t.Helper()
+	testenv.SkipInShort(t, "runs ARM programs through qemu")
 	requireRoot(t)
 	for _, e := range []binfmtEntry{binfmtAArch64, binfmtARM} {
 		if _, err := os.Stat(e.interpreter); err != nil {
@@ -79,13 +80,30 @@ func mountBinfmt() error {
 
 // ensure registers e unless an enabled entry with its magic, its mask and the F flag exists. A name taken by an entry
 // that does not fit (no F flag: it would not work in a chroot) is left alone; ours gets a name of its own, and the
-// kernel tries the newest registration first.
+// kernel tries the newest registration first. A registration that fails because another test process registered
+// the same entry meanwhile is that entry.
 func (e binfmtEntry) ensure() error {
-	entries, err := os.ReadDir(binfmtDir)
-	if err != nil {
+	registered, name, err := e.find()
+	if err != nil || registered {
 		return err
 	}
-	name := e.name
+	line := fmt.Sprintf(":%s:M:0:%s:%s:%s:F", name, escape(e.magic), escape(e.mask), e.interpreter)
+	if err := os.WriteFile(filepath.Join(binfmtDir, "register"), []byte(line), 0o200); err != nil {
+		if registered, _, _ := e.find(); registered {
+			return nil
+		}
+		return fmt.Errorf("registering %s: %w", e.interpreter, err)
+	}
+	return nil
+}
+
+// find reports whether an entry that fits e is registered, and the name to register it under otherwise.
+func (e binfmtEntry) find() (registered bool, name string, err error) {
+	entries, err := os.ReadDir(binfmtDir)
+	if err != nil {
+		return false, "", err
+	}
+	name = e.name
 	for _, de := range entries {
 		if de.Name() == "register" || de.Name() == "status" {
 			continue
@@ -95,17 +113,13 @@ func (e binfmtEntry) ensure() error {
 			continue
 		}
 		if e.matches(string(text)) {
-			return nil
+			return true, "", nil
 		}
 		if de.Name() == name {
 			name = "bench-bridge-" + e.name
 		}
 	}
-	line := fmt.Sprintf(":%s:M:0:%s:%s:%s:F", name, escape(e.magic), escape(e.mask), e.interpreter)
-	if err := os.WriteFile(filepath.Join(binfmtDir, "register"), []byte(line), 0o200); err != nil {
-		return fmt.Errorf("registering %s: %w", e.interpreter, err)
-	}
-	return nil
+	return false, name, nil
 }
 
 // matches reads a registration as the kernel prints it ("enabled", "interpreter ...", "flags: F", "offset 0",

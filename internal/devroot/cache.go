@@ -112,6 +112,7 @@ func removeRoot(dir string) error {
 // requireRoot fails (in CI) or skips a test that cannot make roots: making them needs root (chroot, mknod, mount).
 func requireRoot(t testing.TB) {
 	t.Helper()
+	testenv.SkipInShort(t, "starts a device in a root of its own")
 	if os.Geteuid() != 0 {
 		testenv.Missing(t, "device roots need root (chroot, mknod, namespaces): run the tests as root")
 	}

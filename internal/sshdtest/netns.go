@@ -27,6 +27,7 @@ var nsSeq atomic.Int32
 // namespaces (root): without them the test fails in CI and skips elsewhere.
 func NewNamespace(t testing.TB) *Namespace {
 	t.Helper()
+	testenv.SkipInShort(t, "makes network namespaces")
 	testenv.Require(t, "ip", "apt-get install iproute2")
 	n := &Namespace{Name: fmt.Sprintf("bbtest-%d-%d", os.Getpid(), nsSeq.Add(1))}
 	if out, err := runIP("netns", "add", n.Name); err != nil {

@@ -63,6 +63,7 @@ func (s *Server) Log() string { return s.log.String() }
 // Start runs sshd until the test ends.
 func Start(t testing.TB, o Options) *Server {
 	t.Helper()
+	testenv.SkipInShort(t, "starts a real sshd")
 	sshd, err := exec.LookPath("sshd")
 	if err != nil {
 		if _, serr := os.Stat("/usr/sbin/sshd"); serr != nil {

@@ -1,5 +1,6 @@
 // Package testenv lets tests demand the real parts they need: in CI (CI=true) a missing part fails the test, on a
-// developer's machine it skips the test with the command that installs it.
+// developer's machine it skips the test with the command that installs it. It also keeps the edit loop's -short run
+// to the tests that need no real device and time nothing, and lets the tests of a package share a part.
 package testenv
 
 import (
@@ -29,4 +30,13 @@ func Missing(t testing.TB, why string) {
 		t.Fatalf("required in CI: %s", why)
 	}
 	t.Skip(why)
+}
+
+// SkipInShort skips the test under -short, the edit loop's quick run (scripts/test --quick): the test starts a real
+// device or server, builds and runs bench programs, or times something; what says which. CI never runs -short.
+func SkipInShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the test " + what)
+	}
 }
