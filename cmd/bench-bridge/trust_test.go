@@ -18,8 +18,8 @@ import (
 	"github.com/bench-bridge/bench-bridge/build"
 )
 
-// TestMeasureTrust measures the goals table of issue 12 on this machine and prints it as markdown (docs/gate.md
-// has the table and how to read it). It takes about ten minutes and measures time, so it runs only when
+// TestMeasureTrust measures the trust goals on this machine and prints them as markdown (docs/method.md
+// #the-trust-goals-measured has the table and how to read it). It takes about ten minutes and measures time, so it runs only when
 // BB_MEASURE_TRUST=1 (scripts/measure-trust sets it); BB_MEASURE_TRUST_OUT names a file for the table. It fails only
 // when a step cannot run: the numbers are what it reports, not what it asserts. BB_MEASURE_TRUST_DIR keeps the
 // artifacts in that directory.

@@ -1,5 +1,5 @@
 // gbench_floor.cc: Google Benchmark (Debian's libbenchmark-dev) timing the floor's own cases, for the check in
-// docs/gate.md that bench-bridge's floor measures what an established harness measures. It links floor.c and the
+// docs/method.md that bench-bridge's floor measures what an established harness measures. It links floor.c and the
 // harness's C files as they are (harness.c's main renamed with -Dmain=bb_harness_main), so that the JavaScript, the
 // host function and the loop are the very ones `bench-bridge floor` times; only the harness around them differs.
 #include <benchmark/benchmark.h>
