@@ -7,6 +7,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -632,5 +633,24 @@ func TestDeviceNoiseIsTheDevicesOwn(t *testing.T) {
 	n.Visible["script_to_host_scalar"] = 0.031
 	if got, want := noiseNote(n, "json fake-a"), "history of "+key+" (json fake-a): its nightly sees changes of 3.1% (script_to_host_scalar) to 20.0% (callback) and more"; got != want {
 		t.Errorf("note %q, want %q", got, want)
+	}
+}
+
+// compare --format json prints one JSON object: the programs' table and the paired report.
+func TestCompareJSONIsOneObject(t *testing.T) {
+	fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
+	code := fs.run("compare", "fake-a", "fake", "fake:slowdown=0.5", "--config", fakeBridge(t), "--cases", "script_to_host_scalar",
+		"--runs", "6", "--samples", "1", "--min-time", "1ms", "--out", t.TempDir(), "--format", "json")
+	var out struct {
+		Table  *struct{ Rows []any } `json:"table"`
+		Paired *struct {
+			Regressions []string `json:"regressions"`
+		} `json:"paired"`
+	}
+	if err := json.Unmarshal([]byte(fs.stdout.String()), &out); err != nil || out.Table == nil || out.Paired == nil {
+		t.Fatalf("exit %d, not one object (%v):\n%s", code, err, fs.stdout.String())
+	}
+	if len(out.Table.Rows) != 2 || len(out.Paired.Regressions) != 1 {
+		t.Errorf("rows %d, regressions %q", len(out.Table.Rows), out.Paired.Regressions)
 	}
 }

@@ -22,14 +22,20 @@ var gateCases = []string{"script_to_host_scalar", "host_to_script_scalar", "call
 func gateJSON(t *testing.T, args ...string) (int, gate.Report, []string) {
 	t.Helper()
 	stdout, stderr, code := run(t, append(args, "--format", "json")...)
-	// compare prints the side-by-side table first; the report is the JSON object at the end.
-	start := strings.Index(stdout, "{\n  \"results\"")
-	var out struct {
+	type report struct {
 		gate.Report
 		Regressions []string `json:"regressions"`
 	}
-	if start < 0 || json.Unmarshal([]byte(stdout[start:]), &out) != nil {
-		t.Fatalf("%s: exit %d, no json report\n%s\n%s", strings.Join(args, " "), code, stdout, stderr)
+	// gate prints the report; compare one object that holds the programs' table and the report, as "paired".
+	var out struct {
+		report
+		Paired *report `json:"paired"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("%s: exit %d, no json report (%v)\n%s\n%s", strings.Join(args, " "), code, err, stdout, stderr)
+	}
+	if out.Paired != nil {
+		out.report = *out.Paired
 	}
 	return code, out.Report, out.Regressions
 }
