@@ -145,7 +145,6 @@ func (r *remote) runDir(ctx context.Context) (string, error) {
 		return r.dir, nil
 	}
 	r.sweep(ctx)
-	r.cpus.recoverLeft(ctx)
 	var out []byte
 	err := within(ctx, shortOp, "mkdir", func(ctx context.Context) (err error) {
 		out, err = r.output(ctx, mkdirScript(r.workdir), nil)
@@ -163,6 +162,7 @@ func (r *remote) runDir(ctx context.Context) (string, error) {
 	}
 	r.dir = dir
 	r.record = recordRunDir(r.machine, dir)
+	r.cpus.recoverLeft(ctx) // the clocks a killed run left locked, with what it left on the device
 	return dir, nil
 }
 
