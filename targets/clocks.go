@@ -98,9 +98,8 @@ func (c *cpuControl) RestoreClocks(ctx context.Context) error {
 		return nil
 	}
 	if err := c.restore(ctx); err != nil {
-		fmt.Fprintf(c.log, "%s: warning: the clock settings could not be restored: they stay saved in %s on the device, "+
-			"and bench-bridge restores them at its next connection to it\n", c.label, c.saved)
-		return fmt.Errorf("%s: restoring the clock settings: %w", c.label, err)
+		return fmt.Errorf("%s: restoring the clock settings: %w; they stay saved in %s on the device, and bench-bridge "+
+			"restores them at its next connection to it", c.label, err, c.saved)
 	}
 	c.locked = nil
 	return nil
@@ -115,9 +114,9 @@ func (c *cpuControl) restore(ctx context.Context) error {
 	return err
 }
 
-// recoverLeft gives back, once per connection, the settings a run that is gone left locked on the device. Settings
-// that another machine's bench-bridge holds are left alone: that machine cannot be asked whether its run still
-// goes on.
+// recoverLeft gives back, once per connection, the settings a run that is gone left locked on the device, or that
+// this process left when it lost an earlier connection to it (a new connection holds no lock yet). Settings that
+// another machine's bench-bridge holds are left alone: that machine cannot be asked whether its run still goes on.
 func (c *cpuControl) recoverLeft(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -135,7 +134,7 @@ func (c *cpuControl) recoverLeft(ctx context.Context) {
 		fmt.Fprintf(c.log, "%s: warning: bench-bridge on %s (pid %d) has held the device's clocks since %s; they are "+
 			"left as they are\n", c.label, host, pid, since.Format(time.RFC3339))
 		return
-	case ok && !processGone(pid):
+	case ok && pid != os.Getpid() && !processGone(pid):
 		return // a run of this machine's that still goes on
 	}
 	if err := c.restore(ctx); err != nil {

@@ -3,6 +3,7 @@ package targets
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -303,5 +304,29 @@ func TestLockTheKernelRefuses(t *testing.T) {
 	}
 	if _, err := os.Stat(c.saved); !os.IsNotExist(err) {
 		t.Errorf("the saved settings are left after a failed lock: %v", err)
+	}
+}
+
+// TestClocksLeftByALostConnection: a restore over a connection that is gone fails, saying the settings stay saved on
+// the device; the next connection gives them back.
+func TestClocksLeftByALostConnection(t *testing.T) {
+	c, root, _ := phoneCPUs(t, shells(t)[0]...)
+	ctx := context.Background()
+	if _, err := c.LockClocks(ctx, []int{4}); err != nil {
+		t.Fatal(err)
+	}
+	working := c.sh
+	c.sh = func(context.Context, string) ([]byte, error) { return nil, errors.New("the device went away") }
+	err := c.RestoreClocks(ctx)
+	if err == nil || !strings.Contains(err.Error(), "the device went away; they stay saved in "+c.saved+" on the device, and bench-bridge restores them at its next connection") {
+		t.Fatalf("restore over a lost connection: %v", err)
+	}
+	var log bytes.Buffer
+	next := &cpuControl{label: "phone", sysfs: root, saved: c.saved, sh: working, log: &log}
+	if _, err := next.State(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if changed := fakesys.Changed(root); len(changed) > 0 || !strings.Contains(log.String(), "restored the clock settings") {
+		t.Errorf("the next connection: changed %v, log %q", changed, log.String())
 	}
 }
