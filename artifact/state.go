@@ -52,8 +52,8 @@ type LockedCluster struct {
 	Governor string `json:"governor"`
 }
 
-// MarkedProcesses names the processes of a that are marked, with why, in one line each ("process 3: ref_js_loop
-// 1.24x the fastest process's"); none when no process is.
+// MarkedProcesses names the processes of a that are marked, with their core and why, one each ("process 3 (cpu 4):
+// cpu 4's clock went from 2800 MHz at its start to 2200 MHz at its end"); none when no process is.
 func (a *Artifact) MarkedProcesses() []string {
 	var out []string
 	for i, p := range a.Processes {

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -29,13 +30,13 @@ type tuning struct {
 	clocks *artifact.Clocks
 	pinned *int // the one core the programs are pinned to, if one
 	locked bool
-	log    func(format string, args ...any)
+	log    io.Writer
 }
 
 // tune pins the session's programs (--cpu) and locks the clocks (--lock-clocks) before anything runs on the target.
 func (s *Session) tune(ctx context.Context) (*tuning, error) {
 	o := s.jobs[0].Options
-	t := &tuning{log: func(format string, args ...any) { fmt.Fprintf(s.log, format, args...) }}
+	t := &tuning{log: s.log}
 	if o.CPU == "" && !o.LockClocks {
 		return t, nil
 	}
@@ -70,7 +71,7 @@ func (s *Session) tune(ctx context.Context) (*tuning, error) {
 		}
 		t.locked = true
 		for _, l := range t.clocks.Locked {
-			t.log("%s: cores %s held at %d MHz (%s governor) until the end of the run\n", s.target.Name(),
+			fmt.Fprintf(t.log, "%s: cores %s held at %d MHz (%s governor) until the end of the run\n", s.target.Name(),
 				targets.CoreList(l.Cores), l.KHz/1000, l.Governor)
 		}
 	}
@@ -94,17 +95,18 @@ func (t *tuning) restore(ctx context.Context) {
 		return
 	}
 	if err := t.cpus.RestoreClocks(context.WithoutCancel(ctx)); err != nil {
-		t.log("warning: %v\n", err)
+		fmt.Fprintf(t.log, "warning: %v\n", err)
 	}
 }
 
-// Process runs one process of the program (runProcess) between two readings of the device's state.
+// Process runs one process of the program (runProcess) between two readings of the device's state; a process that
+// broke the run (a lost device, Ctrl-C) gets no reading after it.
 func (m *measurement) Process(ctx context.Context, seq int, order []string) error {
 	start := m.readState(ctx)
 	err := m.runProcess(ctx, seq, order)
 	proc := &m.Raw.Processes[len(m.Raw.Processes)-1]
 	proc.Start = start
-	if ctx.Err() == nil {
+	if err == nil {
 		proc.End = m.readState(ctx)
 	}
 	if proc.CPU == nil && m.pinned != nil {
@@ -167,8 +169,8 @@ func markReasons(raw *Raw) [][]string {
 	out := make([][]string, len(sp))
 	for i, m := range stats.MarkProcesses(sp, th) {
 		if m.Slow {
-			out[i] = append(out[i], fmt.Sprintf("%s's least sample %s, %.2fx the fastest process's (more than %.2fx)",
-				cases.RefCase, artifact.FormatNs(sp[i].RefLeastNs), m.RefRatio, 1+th.MaxRefSlowdown))
+			out[i] = append(out[i], fmt.Sprintf("%s's least sample %s, %.1f%% above the fastest process's (more than %.0f%%)",
+				cases.RefCase, artifact.FormatNs(sp[i].RefLeastNs), 100*(m.RefRatio-1), 100*th.MaxRefSlowdown))
 		}
 		if m.FreqChanged {
 			out[i] = append(out[i], fmt.Sprintf("cpu %d's clock went from %.0f MHz at its start to %.0f MHz at its end",

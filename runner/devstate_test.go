@@ -137,7 +137,7 @@ func TestProcessesRecordTheDeviceState(t *testing.T) {
 		t.Errorf("process 2's core at %d and %d kHz", s, e)
 	}
 	marks := [][]string{a.Processes[0].Marks, a.Processes[1].Marks, a.Processes[2].Marks}
-	if len(marks[0]) != 0 || len(marks[1]) != 1 || !strings.Contains(marks[1][0], "ref_js_loop's least sample 23.0ns, 1.15x the fastest process's (more than 1.10x)") ||
+	if len(marks[0]) != 0 || len(marks[1]) != 1 || !strings.Contains(marks[1][0], "ref_js_loop's least sample 23.0ns, 15.0% above the fastest process's (more than 10%)") ||
 		len(marks[2]) != 1 || marks[2][0] != "cpu 2's clock went from 1800 MHz at its start to 1200 MHz at its end" {
 		t.Errorf("marks %q", marks)
 	}
@@ -159,7 +159,7 @@ func TestCooldownMeasuresMarkedProcessesAgain(t *testing.T) {
 	if len(a.Processes) != 3 || a.Processes[1].Retries != 1 || len(a.Processes[1].Marks) != 0 || a.Settings.CooldownNs != 1e6 {
 		t.Errorf("processes %+v, cooldown %d ns", a.Processes, a.Settings.CooldownNs)
 	}
-	if len(cooled.runs) != 4 || !strings.Contains(log, "rec: process 1 of prog rec is marked (ref_js_loop's least sample 50.0ns, 2.50x") ||
+	if len(cooled.runs) != 4 || !strings.Contains(log, "rec: process 1 of prog rec is marked (ref_js_loop's least sample 50.0ns, 150.0% above") ||
 		!strings.Contains(log, "resting 1ms, then measuring it again") {
 		t.Errorf("%d runs, log:\n%s", len(cooled.runs), log)
 	}
