@@ -120,7 +120,8 @@ func wait(t *testing.T, cmd *exec.Cmd) int {
 // TestLockClocksOnARealDevice locks the clocks of a real adbd device (a phone's sysfs tree in its root) three ways:
 // a run that ends normally, one interrupted by SIGINT and one killed by SIGKILL, after which the next run restores
 // them. Each time the files are the phone's before, locked during, and the phone's again after; the artifact records
-// the lock, the core each process ran on and the device's state.
+// the lock, the core each process ran on and the device's state. Without root the run is refused with what to do
+// instead, and nothing is changed.
 func TestLockClocksOnARealDevice(t *testing.T) {
 	p := newLockedPhone(t)
 	dir := t.TempDir()
@@ -179,5 +180,26 @@ func TestLockClocksOnARealDevice(t *testing.T) {
 			t.Errorf("the next run does not say it restored the clocks:\n%s", stderr)
 		}
 		p.assertRestored(t, "after the next run")
+	})
+
+	t.Run("unrooted", func(t *testing.T) {
+		// The device's shell and its su now answer as the shell user of a phone that is not rooted: every id on its
+		// PATH says uid 2000.
+		for _, bin := range []string{"system/bin", "usr/bin", "bin"} {
+			id := filepath.Join(filepath.Dir(p.tree), bin, "id")
+			if _, err := os.Lstat(id); err != nil {
+				continue
+			}
+			os.Remove(id)
+			if err := os.WriteFile(id, []byte("#!/system/bin/sh\necho 2000\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, stderr, code := run(t, p.args(filepath.Join(dir, "unrooted.json"), 3)...)
+		if code == 0 || !strings.Contains(stderr, "--lock-clocks needs root, and the device's shell runs as uid 2000") ||
+			!strings.Contains(stderr, "adb shell cmd power set-fixed-performance-mode-enabled true") {
+			t.Errorf("exit %d, stderr:\n%s", code, stderr)
+		}
+		p.assertRestored(t, "after a lock refused")
 	})
 }
