@@ -72,7 +72,7 @@ func (c *cpuControl) LockClocks(ctx context.Context, cores []int) ([]artifact.Lo
 	if err != nil {
 		return nil, err
 	}
-	plan, err := lockPlan(all, Clusters(all, cores))
+	plan, err := lockPlan(all, clusters(all, cores))
 	if err != nil {
 		return nil, fmt.Errorf("%s: --lock-clocks: %w", c.label, err)
 	}
@@ -224,7 +224,7 @@ func lockPlan(all []Core, cores []int) ([]artifact.LockedCluster, error) {
 		if !slices.Contains(cores, c.ID) || done[c.ID] {
 			continue
 		}
-		cluster := artifact.LockedCluster{Cores: Clusters(all, []int{c.ID}), MaxKHz: c.MaxKHz}
+		cluster := artifact.LockedCluster{Cores: clusters(all, []int{c.ID}), MaxKHz: c.MaxKHz}
 		for _, id := range cluster.Cores {
 			done[id] = true
 		}

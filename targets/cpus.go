@@ -83,8 +83,8 @@ func ChooseCores(cores []Core, cpu string) ([]int, error) {
 	return []int{n}, nil
 }
 
-// Clusters are the cores of the cpufreq policies that cores belong to, in order, each core once.
-func Clusters(all []Core, cores []int) []int {
+// clusters are the cores of the cpufreq policies that cores belong to, in order, each core once.
+func clusters(all []Core, cores []int) []int {
 	var out []int
 	for _, c := range all {
 		if !slices.Contains(cores, c.ID) {

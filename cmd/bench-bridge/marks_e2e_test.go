@@ -6,54 +6,66 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
-// busyLoopEnv makes TestHelperBusyLoop the busy loop instead of a skipped test.
-const busyLoopEnv = "BENCH_BRIDGE_TEST_BUSY_LOOP"
+// busyLoop spins 0.7 ms, then sleeps 0.3 ms, for at most a minute. Run at real-time priority on the core the
+// program is pinned to, it takes the core every 0.3 ms: no sample of the reference (at least a millisecond of work)
+// runs alone, so every sample, the least included, takes several times longer. A loop of the program's own priority
+// would not: the scheduler then gives each a tick or more at a time, room enough for some samples to run whole, and
+// the least reference sample, which the marking rule reads, would not move. It is C, so that no runtime of its own
+// (a Go scheduler handing its thread over) ever pauses it.
+const busyLoop = `#include <stdio.h>
+#include <time.h>
 
-// The busy loop spins busySpin, then sleeps busyRest, for at most busyLife. Run at real-time priority on the core
-// the program is pinned to, it takes the core every busyRest: no sample of the reference (at least a millisecond of
-// work) runs alone, so every sample, the least included, takes several times longer. A loop of the program's own
-// priority would not: the scheduler then gives each a tick or more at a time, room enough for some samples to run
-// whole, and the least reference sample, which the marking rule reads, would not move.
-const (
-	busySpin = 700 * time.Microsecond
-	busyRest = 300 * time.Microsecond
-	busyLife = time.Minute
-)
+static double now(void)
+{
+	struct timespec t;
 
-// TestHelperBusyLoop is the busy loop that TestABusyLoopMarksTheProcessesItSlowed starts as a child of its own,
-// under taskset and chrt; run on its own, it skips.
-func TestHelperBusyLoop(t *testing.T) {
-	if os.Getenv(busyLoopEnv) == "" {
-		t.Skip("the busy loop of TestABusyLoopMarksTheProcessesItSlowed, run as its child")
-	}
-	runtime.LockOSThread()
-	fmt.Println("spinning")
-	rest := unix.NsecToTimespec(busyRest.Nanoseconds())
-	for start := time.Now(); time.Since(start) < busyLife; {
-		for t := time.Now(); time.Since(t) < busySpin; {
-		}
-		unix.Nanosleep(&rest, nil)
-	}
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-// startBusyLoop starts the busy loop on core at real-time priority and returns once it spins; it is killed at the
-// end of the test. It runs from the goroutine that writes the run's progress, so it reports what failed instead of
-// ending the test.
-func startBusyLoop(t *testing.T, core int) error {
-	cmd := exec.Command("taskset", "-c", fmt.Sprint(core), "chrt", "-f", "10", os.Args[0], "-test.run=^TestHelperBusyLoop$", "-test.count=1")
-	cmd.Env = append(os.Environ(), busyLoopEnv+"=1")
+int main(void)
+{
+	struct timespec rest = {0, 300000};
+	double start = now(), t;
+
+	printf("spinning\n");
+	fflush(stdout);
+	while (now() - start < 60) {
+		for (t = now(); now() - t < 0.0007;)
+			;
+		nanosleep(&rest, NULL);
+	}
+	return 0;
+}
+`
+
+// buildBusyLoop compiles busyLoop.
+func buildBusyLoop(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src, bin := filepath.Join(dir, "busy.c"), filepath.Join(dir, "busy")
+	if err := os.WriteFile(src, []byte(busyLoop), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cc", "-O2", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("cc busy.c: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startBusyLoop starts the busy loop bin on core at real-time priority and returns once it spins; it is killed at
+// the end of the test. It runs from the goroutine that writes the run's progress, so it reports what failed instead
+// of ending the test.
+func startBusyLoop(t *testing.T, bin string, core int) error {
+	cmd := exec.Command("taskset", "-c", fmt.Sprint(core), "chrt", "-f", "10", bin)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -81,6 +93,7 @@ func TestABusyLoopMarksTheProcessesItSlowed(t *testing.T) {
 	testenv.Require(t, "taskset", "apt-get install util-linux")
 	testenv.Require(t, "chrt", "apt-get install util-linux")
 	const runs, cases = 6, 3 // ref_js_loop and the two asked for
+	busyBin := buildBusyLoop(t)
 	dir := t.TempDir()
 	args := func(out string) []string {
 		return []string{localName(), "--cases", "script_to_host_scalar,callback", "--cpu", "0", "--runs", fmt.Sprint(runs),
@@ -105,7 +118,7 @@ func TestABusyLoopMarksTheProcessesItSlowed(t *testing.T) {
 	var out strings.Builder
 	firstDone := fmt.Sprintf("(%d/%d)", cases, runs*cases)
 	var busyErr error
-	errs := &cutter{when: firstDone, cut: func() { busyErr = startBusyLoop(t, 0) }}
+	errs := &cutter{when: firstDone, cut: func() { busyErr = startBusyLoop(t, busyBin, 0) }}
 	code = execute(args("busy.json"), &out, errs)
 	if busyErr != nil {
 		t.Fatal(busyErr)
