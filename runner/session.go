@@ -85,7 +85,8 @@ func sameSettings(a, b Options) bool {
 // returns one result per job, in the jobs' order, and their errors joined. When the session breaks part-way (a lost
 // device, Ctrl-C), each artifact is still written with what was measured, marked incomplete, and its job's error
 // says so; a job whose artifact lists failed cases has an error too. Results are nil when a program cannot be built
-// or pushed.
+// or pushed. The target's CPUs are pinned and their clocks locked first when the options ask (tune), the clocks given
+// back on the way out, and with --cooldown the marked processes are measured again after the rounds.
 func (s *Session) Run(ctx context.Context) ([]Result, error) {
 	start := time.Now()
 	pushed := map[string]string{}
