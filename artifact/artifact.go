@@ -140,6 +140,11 @@ type Settings struct {
 	// SlowdownSteps is a fixed number of busy-work steps added per crossing (--slowdown-steps, the A/B proof of
 	// the instruction-count gate); 0 for none.
 	SlowdownSteps int `json:"slowdown_steps,omitempty"`
+	// Clocks are the cores the program was pinned to and the frequencies they were locked at (--cpu, --lock-clocks);
+	// nil when neither was asked for.
+	Clocks *Clocks `json:"clocks,omitempty"`
+	// CooldownNs is how long a marked process waited before it was measured again (--cooldown); 0 for no retries.
+	CooldownNs int64 `json:"cooldown_ns,omitempty"`
 }
 
 // Session is one measuring session: one run of one program, or a compare of several programs whose processes
@@ -171,6 +176,19 @@ type Process struct {
 	// PeakRSSBytes is the process's peak resident set size, from its rss record (getrusage's ru_maxrss, in bytes);
 	// 0 when it printed none.
 	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
+	// CPU is the core the process ran on: the one its program reported at its start (its cpu record), else the one
+	// core it was pinned to; nil when neither is known.
+	CPU *int `json:"cpu,omitempty"`
+	// Start and End are the device's state read just before the process started and just after it ended; nil when
+	// the target cannot read it.
+	Start *DeviceState `json:"start,omitempty"`
+	End   *DeviceState `json:"end,omitempty"`
+	// Marks say why the process may not have run in the state the others ran in (stats.MarkProcesses); empty when
+	// it did.
+	Marks []string `json:"marks,omitempty"`
+	// Retries counts the times the process was measured again after a cooldown (--cooldown) because it was marked:
+	// this is the last of them.
+	Retries int `json:"retries,omitempty"`
 }
 
 // Case is the result of one measured case. Times are per op, in nanoseconds, timer overhead removed.

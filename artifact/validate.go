@@ -37,6 +37,9 @@ func (a *Artifact) validateDerived() error {
 		if p.PeakRSSBytes < 0 {
 			return fmt.Errorf("processes[%d]: field \"peak_rss_bytes\" is %d, want a non-negative size", i, p.PeakRSSBytes)
 		}
+		if err := p.checkState(); err != nil {
+			return fmt.Errorf("processes[%d]: %w", i, err)
+		}
 	}
 	ref := a.Case(refCase)
 	for i, c := range a.Cases {

@@ -98,7 +98,7 @@ func (s *runState) line(i int, line string) string {
 		return err.Error()
 	}
 	name := ""
-	if !slices.Contains([]string{"meta", "timer_overhead_ns", "bench-bridge-protocol", "rss"}, f[0]) {
+	if !slices.Contains([]string{"meta", "timer_overhead_ns", "bench-bridge-protocol", "rss", "cpu"}, f[0]) {
 		name = f[1]
 		if !slices.Contains(s.asked, name) {
 			return fmt.Sprintf("case %s was not asked for", name)

@@ -83,6 +83,9 @@ type Target struct {
 	RunPrefix string `toml:"run_prefix"`
 	// Workdir is where programs are pushed on the device.
 	Workdir string `toml:"workdir"`
+	// Sysfs is where the device's sysfs is mounted (default /sys): the cpufreq, thermal and battery files its state
+	// is read from and its clocks are set through.
+	Sysfs string `toml:"sysfs"`
 }
 
 // TargetKinds lists the kinds a target can have.

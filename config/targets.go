@@ -5,7 +5,8 @@ import "github.com/bench-bridge/bench-bridge/targets"
 // Spec converts the target's section to what the targets package opens.
 func (t Target) Spec() targets.Spec {
 	return targets.Spec{Kind: t.Kind, Serial: t.Serial, Host: t.Host, Identity: t.Identity, KnownHosts: t.KnownHosts,
-		LegacyAlgorithms: t.LegacyAlgorithms, Toolchain: t.Toolchain, RunPrefix: t.RunPrefix, Workdir: t.Workdir}
+		LegacyAlgorithms: t.LegacyAlgorithms, Toolchain: t.Toolchain, RunPrefix: t.RunPrefix, Workdir: t.Workdir,
+		Sysfs: t.Sysfs}
 }
 
 // Specs converts every configured target; a nil config has none.

@@ -277,10 +277,11 @@ func Judge(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*
 	default:
 		r.Threshold = o.InstructionsThreshold
 	}
-	for _, side := range []struct {
+	sides := []struct {
 		a    *artifact.Artifact
 		file string
-	}{{base, baseFile}, {cur, curFile}} {
+	}{{base, baseFile}, {cur, curFile}}
+	for _, side := range sides {
 		if side.a.Case(cases.RefCase) == nil {
 			return nil, fmt.Errorf("%s: no %s: the gate compares ratios to it", side.file, cases.RefCase)
 		}
@@ -300,6 +301,11 @@ func Judge(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*
 	}
 	if !cur.Complete {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s is an incomplete run: %d cases measured, %d failed", curFile, len(cur.Cases), len(cur.Failures)))
+	}
+	for _, side := range sides {
+		if note := side.a.MarkedNote(); note != "" {
+			r.Notes = append(r.Notes, fmt.Sprintf("warning: %s: %s", side.file, note))
+		}
 	}
 	r.BaselineEmulated, r.CurrentEmulated = base.Device.Emulation(), cur.Device.Emulation()
 	// The gate compares ratios to ref_js_loop whatever the two are; when their devices, engines or builds differ, one

@@ -355,6 +355,9 @@ func notes(label string, a *artifact.Artifact) []string {
 	for _, f := range a.Failures {
 		out = append(out, fmt.Sprintf("%s: %s failed: %s", label, f.Name, f.Reason))
 	}
+	if note := a.MarkedNote(); note != "" {
+		out = append(out, fmt.Sprintf("%s: %s", label, note))
+	}
 	for _, w := range a.Warnings {
 		if stats.IsTooFewForInterval(w) || strings.HasPrefix(w, artifact.UnstablePrefix) {
 			continue // the table's own warnings say these once for every artifact

@@ -33,6 +33,7 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 			c.Processes = append(c.Processes, caseProcess(pi, rp, rc))
 		}
 	}
+	recordStates(a, raw)
 	if len(overheads) > 0 {
 		a.TimerOverheadNs = stats.Median(overheads)
 	}

@@ -15,6 +15,9 @@ import (
 // programs that speak protocol 1.
 const ProtocolVersion = 2
 
+// maxCore is the highest core number a cpu record may name.
+const maxCore = 1 << 16
+
 // MaxLine is the longest line of a bench program's output the runner reads (the line cap): no record needs more.
 const MaxLine = 1 << 20
 
@@ -22,7 +25,7 @@ const MaxLine = 1 << 20
 type record struct {
 	kind string  // the first word
 	name string  // the case, where the record has one
-	a, b int64   // numbers: calibrated N; sample or loop OPS and NS; rss BYTES
+	a, b int64   // numbers: calibrated N; sample or loop OPS and NS; rss BYTES; cpu CORE
 	text string  // meta value, error message
 	key  string  // meta key
 	f, g float64 // timer_overhead_ns X; slowdown ADDED BASE
@@ -33,7 +36,8 @@ type record struct {
 // fieldCount is how many fields each record has; meta and error end with text that runs to the end of the line,
 // and memory has as many KEY=VALUE fields as it counts.
 var fieldCount = map[string]int{"bench-bridge-protocol": 2, "meta": 3, "timer_overhead_ns": 2, "begin": 2,
-	"calibrated": 3, "sample": 4, "error": 3, "end": 2, "loop": 4, "ref": 4, "slowdown": 4, "memory": 3, "rss": 2}
+	"calibrated": 3, "sample": 4, "error": 3, "end": 2, "loop": 4, "ref": 4, "slowdown": 4, "memory": 3, "rss": 2,
+	"cpu": 2}
 
 // CheckLine reports what is wrong with one line of a bench program's output taken on its own (its fields and
 // numbers, by the rules of parseLine), or nil: check uses it so that a program it passes is one the runner reads.
@@ -91,6 +95,11 @@ func parseLine(line string) (record, error) {
 		r.mem, err = parseMemory(fields[2:])
 	case "rss":
 		r.a, err = parseCount(fields[1])
+	case "cpu":
+		r.a, err = parseInteger("CORE", fields[1], 0)
+		if err == nil && r.a > maxCore {
+			err = fmt.Errorf("CORE is %d, more than a device has (at most %d)", r.a, maxCore)
+		}
 	case "sample", "loop", "ref":
 		r.name = fields[1]
 		// A timed run of no time at all is a broken clock, and would make a median of 0.

@@ -50,6 +50,14 @@ type Options struct {
 	OnEvent func(Event)
 	// Instructions adds each case's instructions per op, counted under valgrind's callgrind after the times.
 	Instructions bool
+	// CPU pins the program to a core (its number), or to the big or little cores; "" leaves it unpinned.
+	CPU string
+	// LockClocks holds the clusters of the pinned cores (every cluster when unpinned) at one frequency for the run,
+	// and gives the device's settings back after it.
+	LockClocks bool
+	// Cooldown, when positive, is how long the device rests before each marked process is measured again
+	// (stats.MarkProcesses); 0 keeps marked processes as they are.
+	Cooldown time.Duration
 }
 
 // DefaultRuns and DefaultSamples are the processes per run of a plain `bench-bridge linux` and the samples per case
@@ -84,7 +92,15 @@ type RawProcess struct {
 	TimerOverheadNs float64
 	// PeakRSSBytes is the rss record's peak resident set size; 0 when the process printed none.
 	PeakRSSBytes int64
-	Cases        []RawCase
+	// CPU is the core the program said it started on (its first cpu record), else the one core it was pinned to;
+	// nil when neither is known.
+	CPU *int
+	// Start and End are the device's state read just before the process started and just after it ended; nil
+	// when the target cannot read it.
+	Start, End *targets.State
+	// Retries counts the times the process was measured again after a cooldown because it was marked.
+	Retries int
+	Cases   []RawCase
 }
 
 // RawCase is one case's samples in one process as the program reported them.
@@ -172,12 +188,17 @@ type measurement struct {
 	protocol int
 	// total counts the case runs asked for so far, for progress.
 	total, done int
+	// pinned is the one core the program is pinned to, nil when it is not pinned to one.
+	pinned *int
+	// log receives warnings about the device's state.
+	log         io.Writer
+	stateWarned bool
 }
 
 // newMeasurement prepares to run program (already pushed to t) with opts.
 func newMeasurement(t targets.Target, program string, opts Options) *measurement {
 	m := &measurement{Raw: &Raw{Meta: map[string]string{}}, target: t, program: program, opts: opts,
-		total: max(opts.Runs, 1) * len(opts.Cases)}
+		total: max(opts.Runs, 1) * len(opts.Cases), log: io.Discard}
 	m.Raw.notify = func(e Event) {
 		e.Target, e.Total, e.Done = t.Name(), m.total, m.done
 		switch {
@@ -200,9 +221,10 @@ func (m *measurement) failed(name string) bool {
 	return slices.ContainsFunc(m.Raw.Failures, func(f artifact.Failure) bool { return f.Name == name })
 }
 
-// Process runs one process of the program over order (cases that failed before are left out), as position seq of
-// the session. A crash or a stall fails the case it hit and runs the rest in a new process, recorded as the same one.
-func (m *measurement) Process(ctx context.Context, seq int, order []string) error {
+// runProcess runs one process of the program over order (cases that failed before are left out), as position seq
+// of the session. A crash or a stall fails the case it hit and runs the rest in a new process, recorded as the same
+// one.
+func (m *measurement) runProcess(ctx context.Context, seq int, order []string) error {
 	raw := m.Raw
 	remaining := slices.DeleteFunc(slices.Clone(order), func(n string) bool { return m.failed(n) || !slices.Contains(m.opts.Cases, n) })
 	m.done += len(order) - len(remaining)
@@ -417,6 +439,11 @@ func (s *osProcess) handle(line string) error {
 		s.m.Raw.emit(Event{Kind: CaseStarted, Case: r.name})
 	case "rss":
 		s.proc.PeakRSSBytes = r.a
+	case "cpu":
+		if s.proc.CPU == nil {
+			core := int(r.a)
+			s.proc.CPU = &core
+		}
 	case "calibrated", "sample", "ref", "slowdown", "memory":
 		s.cur.apply(r)
 	case "error":
@@ -452,7 +479,7 @@ func (s *osProcess) check(r record) error {
 	switch r.kind {
 	case "bench-bridge-protocol":
 		return errors.New("the protocol header again: it belongs on the first line only")
-	case "meta", "timer_overhead_ns", "rss":
+	case "meta", "timer_overhead_ns", "rss", "cpu":
 		if s.outside++; s.outside > maxOutsideLines {
 			return fmt.Errorf("more than %d lines outside a case (the cap on meta lines)", maxOutsideLines)
 		}

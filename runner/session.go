@@ -78,14 +78,15 @@ func (o Options) check() error {
 func sameSettings(a, b Options) bool {
 	return slices.Equal(a.Cases, b.Cases) && a.Runs == b.Runs && a.Samples == b.Samples && a.MinTime == b.MinTime &&
 		a.Warmup == b.Warmup && a.Seed == b.Seed && a.Stall == b.Stall && a.CaseTimeout == b.CaseTimeout &&
-		a.Instructions == b.Instructions
+		a.Instructions == b.Instructions && a.CPU == b.CPU && a.LockClocks == b.LockClocks && a.Cooldown == b.Cooldown
 }
 
 // Run builds and pushes every program (a binary that two programs share is pushed once), then runs the rounds. It
 // returns one result per job, in the jobs' order, and their errors joined. When the session breaks part-way (a lost
 // device, Ctrl-C), each artifact is still written with what was measured, marked incomplete, and its job's error
 // says so; a job whose artifact lists failed cases has an error too. Results are nil when a program cannot be built
-// or pushed.
+// or pushed. The target's CPUs are pinned and their clocks locked first when the options ask (tune), the clocks given
+// back on the way out, and with --cooldown the marked processes are measured again after the rounds.
 func (s *Session) Run(ctx context.Context) ([]Result, error) {
 	start := time.Now()
 	pushed := map[string]string{}
@@ -100,6 +101,11 @@ func (s *Session) Run(ctx context.Context) ([]Result, error) {
 		return r, err
 	}
 	defer s.done()
+	tuned, err := s.tune(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tuned.restore(ctx)
 	var preps []*prepared
 	var labels []string
 	for _, j := range s.jobs {
@@ -107,6 +113,7 @@ func (s *Session) Run(ctx context.Context) ([]Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		tuned.apply(p)
 		preps, labels = append(preps, p), append(labels, p.art.Label())
 	}
 	if s.seed == 0 {
@@ -119,6 +126,9 @@ func (s *Session) Run(ctx context.Context) ([]Result, error) {
 	}
 	s.announce(preps, labels)
 	order, runErr := s.rounds(ctx, preps)
+	if runErr == nil {
+		runErr = s.cooldown(ctx, preps)
+	}
 	results := make([]Result, len(preps))
 	var errs []error
 	for i, p := range preps {

@@ -20,6 +20,7 @@ type Local struct {
 	name      string
 	toolchain string
 	prefix    []string // the run prefix, one word each: run with exec, no shell
+	cpus      *cpuControl
 }
 
 // NewLocal returns the local target called name. The built-in names linux and mac refuse to run on the other
@@ -33,7 +34,9 @@ func NewLocal(name string, spec Spec) (*Local, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &Local{name: name, toolchain: spec.Toolchain, prefix: words}, nil
+	l := &Local{name: name, toolchain: spec.Toolchain, prefix: words}
+	l.cpus = l.newCPUControl(spec.Sysfs)
+	return l, nil
 }
 
 // Name implements Target.
@@ -103,7 +106,7 @@ func (l *Local) Device(ctx context.Context) (artifact.Device, error) {
 	if runtime.GOOS == "linux" {
 		script += sshProbeScript // load, libc, clocks and thermal zones, as a Linux device over ssh reports them
 	}
-	out, err := exec.CommandContext(ctx, "sh", "-c", script).Output()
+	out, err := exec.CommandContext(ctx, "sh", "-c", withSysfs(script, l.cpus.sysfs)).Output()
 	if err != nil {
 		return artifact.Device{}, fmt.Errorf("%s: reading device facts: %w", l.name, err)
 	}

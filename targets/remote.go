@@ -63,6 +63,7 @@ type remote struct {
 	log      io.Writer
 	tr       transport
 	probe    probe
+	cpus     *cpuControl // the device's CPUs: their state, pinning and clocks
 
 	runs atomic.Int64 // numbers the pid files
 
@@ -81,8 +82,10 @@ func newRemote(name, label, machine string, p Platform, workdir, prefix string, 
 	if log == nil {
 		log = io.Discard
 	}
-	return &remote{name: name, label: label, machine: machine, platform: p, workdir: workdir, prefix: words, log: log,
-		tr: tr, probe: pr}, nil
+	r := &remote{name: name, label: label, machine: machine, platform: p, workdir: workdir, prefix: words, log: log,
+		tr: tr, probe: pr}
+	r.cpus = r.newCPUControl()
+	return r, nil
 }
 
 func (r *remote) String() string { return r.label }
@@ -159,6 +162,7 @@ func (r *remote) runDir(ctx context.Context) (string, error) {
 	}
 	r.dir = dir
 	r.record = recordRunDir(r.machine, dir)
+	r.cpus.recoverLeft(ctx) // the clocks a killed run left locked, with what it left on the device
 	return dir, nil
 }
 
@@ -260,9 +264,10 @@ func (r *remote) kill(pidFile string) {
 // Device implements Target: the kind's probe, run by the device's shell.
 func (r *remote) Device(ctx context.Context) (artifact.Device, error) {
 	var out []byte
+	script := withSysfs(r.probe.script, r.cpus.sysfs)
 	err := within(ctx, shortOp, "the probe", func(ctx context.Context) (err error) {
 		if r.probe.inline {
-			out, err = r.output(ctx, r.probe.script, nil)
+			out, err = r.output(ctx, script, nil)
 			return err
 		}
 		dir, err := r.runDir(ctx)
@@ -270,7 +275,7 @@ func (r *remote) Device(ctx context.Context) (artifact.Device, error) {
 			return err
 		}
 		probe := remoteJoin(dir, "probe.sh")
-		if err := r.tr.push(ctx, strings.NewReader(r.probe.script), probe); err != nil {
+		if err := r.tr.push(ctx, strings.NewReader(script), probe); err != nil {
 			return err
 		}
 		out, err = r.output(ctx, "sh "+shellPath(probe), nil)

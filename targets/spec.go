@@ -29,6 +29,9 @@ type Spec struct {
 	RunPrefix string
 	// Workdir is where programs are pushed on the device.
 	Workdir string
+	// Sysfs is where the device's sysfs is (DefaultSysfs when empty): what the device's state, its cores and its
+	// clocks are read and set through.
+	Sysfs string
 }
 
 // Overrides are the command line's per-run settings for a target; they win over the spec.
@@ -62,7 +65,11 @@ var BuiltIn = map[string]Spec{
 var openers = map[string]func(ctx context.Context, name string, spec Spec, o Overrides) (Target, error){
 	"local": func(_ context.Context, name string, spec Spec, o Overrides) (Target, error) {
 		spec.RunPrefix = pick(o.RunPrefix, spec.RunPrefix)
-		return NewLocal(name, spec)
+		l, err := NewLocal(name, spec)
+		if err == nil {
+			l.SetLog(o.Log)
+		}
+		return l, err
 	},
 	"ssh": func(ctx context.Context, name string, spec Spec, o Overrides) (Target, error) {
 		return NewSSH(ctx, name, spec, o)
@@ -94,7 +101,11 @@ func Open(ctx context.Context, name string, specs map[string]Spec, o Overrides) 
 	if !ok {
 		return nil, fmt.Errorf("target %s: kind %q is not supported by this bench-bridge", name, spec.Kind)
 	}
-	return open(ctx, name, spec, o)
+	t, err := open(ctx, name, spec, o)
+	if s, ok := t.(interface{ setSysfs(string) }); ok && err == nil && spec.Sysfs != "" {
+		s.setSysfs(spec.Sysfs)
+	}
+	return t, err
 }
 
 // Names lists the built-in and configured target names, sorted.

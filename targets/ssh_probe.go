@@ -52,18 +52,21 @@ func parseSSHProbe(out []byte, d *artifact.Device) {
 			}
 			d.CPUFreqs = append(d.CPUFreqs, c)
 		case "thermal":
-			// Zones report millidegrees; a few old drivers report whole degrees.
 			temp, zone, _ := strings.Cut(v, " ")
-			mc, ok := finite(temp)
-			if !ok {
-				continue
+			if c, ok := zoneCelsius(temp); ok {
+				d.Thermal = append(d.Thermal, artifact.Thermal{Zone: strings.TrimSpace(zone), Celsius: c})
 			}
-			if mc > 1000 || mc < -1000 {
-				mc /= 1000
-			}
-			d.Thermal = append(d.Thermal, artifact.Thermal{Zone: strings.TrimSpace(zone), Celsius: mc})
 		}
 	}
+}
+
+// zoneCelsius reads a thermal zone's temp: zones report millidegrees; a few old drivers report whole degrees.
+func zoneCelsius(temp string) (float64, bool) {
+	c, ok := finite(temp)
+	if ok && (c > 1000 || c < -1000) {
+		c /= 1000
+	}
+	return c, ok
 }
 
 // atoi64 reads a frequency in kHz; anything but a non-negative integer reads as 0 (unknown).

@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 /* ==== Error records ==== */
 
 static char error_msg[HARNESS_ERROR_MAX];
@@ -63,6 +67,18 @@ static const char *compiler_version(void)
 #define QUICKJS_VERSION "2025-04-26" /* the pinned source; quickjs.h has no version macro */
 #endif
 
+/* print_cpu prints the core the process runs on as one `cpu CORE` record, where the system tells it (Linux and
+ * Android): bench-bridge reads that core's frequency before and after the process. */
+static void print_cpu(void)
+{
+#if defined(__linux__)
+	int cpu = sched_getcpu();
+
+	if (cpu >= 0)
+		printf("cpu %d\n", cpu);
+#endif
+}
+
 static void print_header(void)
 {
 	printf("bench-bridge-protocol 2\n");
@@ -73,6 +89,7 @@ static void print_header(void)
 	printf("meta compiler %s\n", compiler_version());
 	fflush(stdout);
 	printf("timer_overhead_ns %" PRIu64 "\n", harness_timer_overhead());
+	print_cpu();
 	fflush(stdout);
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,6 +111,9 @@ type measureFlags struct {
 	verbose  bool
 	metric   string
 	wait     time.Duration
+	cpu      string
+	lock     bool
+	cooldown time.Duration
 
 	samplesSet, minTimeSet bool // given on the command line, so not taken from the config
 }
@@ -134,6 +138,9 @@ func (m *measureFlags) register(f *pflag.FlagSet) {
 	f.BoolVarP(&m.verbose, "verbose", "v", false, "print every case as it finishes, also on a terminal")
 	f.StringVar(&m.metric, "metric", "time", "time, or instructions: the times, then instructions per op counted under valgrind's callgrind")
 	registerWaitFlag(f, &m.wait)
+	f.StringVar(&m.cpu, "cpu", "", "pin the program to a core (its `number`), or to the big or little cores (told apart by cpu_capacity or cpuinfo_max_freq)")
+	f.BoolVar(&m.lock, "lock-clocks", false, "rooted device: hold the pinned cores' clusters (all without --cpu) at one frequency, restoring the settings afterwards")
+	f.DurationVar(&m.cooldown, "cooldown", 0, "rest this long, then measure again each process marked for running in another state (a ref_js_loop 10% slower than the fastest process's, a clock that changed)")
 }
 
 func (m *measureFlags) changed(f *pflag.FlagSet) {
@@ -167,7 +174,12 @@ func (m measureFlags) options(cfg *config.Config) (runner.Options, error) {
 		return opts, fmt.Errorf("--min-time must be positive, got %s", m.minTime)
 	case m.metric != "time" && m.metric != "instructions":
 		return opts, fmt.Errorf("--metric %q: want time or instructions", m.metric)
+	case !validCPU(m.cpu):
+		return opts, fmt.Errorf("--cpu %q: want a core's number, big or little", m.cpu)
+	case m.cooldown < 0:
+		return opts, fmt.Errorf("--cooldown must not be negative, got %s", m.cooldown)
 	}
+	opts.CPU, opts.LockClocks, opts.Cooldown = m.cpu, m.lock, m.cooldown
 	opts.Cases, opts.Samples, opts.MinTime, opts.Stall = names, m.samples, m.minTime, m.stall
 	opts.Runs, opts.Seed, opts.Slowdown, opts.SlowdownSteps = m.runs, m.seed, m.slowdown, m.steps
 	opts.Warmup = m.warmup
@@ -176,6 +188,15 @@ func (m measureFlags) options(cfg *config.Config) (runner.Options, error) {
 	}
 	opts.Instructions = m.metric == "instructions"
 	return opts, nil
+}
+
+// validCPU reports whether --cpu names a core (a non-negative number), big, little, or nothing.
+func validCPU(cpu string) bool {
+	if cpu == "" || cpu == "big" || cpu == "little" {
+		return true
+	}
+	n, err := strconv.Atoi(cpu)
+	return err == nil && n >= 0
 }
 
 // targetPlaceholder in --out is replaced by each target's name.

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
+)
+
+// busyLoop spins 0.7 ms, then sleeps 0.3 ms, for at most a minute. Run at real-time priority on the core the
+// program is pinned to, it takes the core every 0.3 ms: no sample of the reference (at least a millisecond of work)
+// runs alone, so every sample, the least included, takes several times longer. A loop of the program's own priority
+// would not: the scheduler then gives each a tick or more at a time, room enough for some samples to run whole, and
+// the least reference sample, which the marking rule reads, would not move. It is C, so that no runtime of its own
+// (a Go scheduler handing its thread over) ever pauses it.
+const busyLoop = `#include <stdio.h>
+#include <time.h>
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+int main(void)
+{
+	struct timespec rest = {0, 300000};
+	double start = now(), t;
+
+	printf("spinning\n");
+	fflush(stdout);
+	while (now() - start < 60) {
+		for (t = now(); now() - t < 0.0007;)
+			;
+		nanosleep(&rest, NULL);
+	}
+	return 0;
+}
+`
+
+// buildBusyLoop compiles busyLoop.
+func buildBusyLoop(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src, bin := filepath.Join(dir, "busy.c"), filepath.Join(dir, "busy")
+	if err := os.WriteFile(src, []byte(busyLoop), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cc", "-O2", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("cc busy.c: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startBusyLoop starts the busy loop bin on core at real-time priority and returns once it spins; it is killed at
+// the end of the test. It runs from the goroutine that writes the run's progress, so it reports what failed instead
+// of ending the test.
+func startBusyLoop(t *testing.T, bin string, core int) error {
+	cmd := exec.Command("taskset", "-c", fmt.Sprint(core), "chrt", "-f", "10", bin)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if strings.TrimSpace(line) != "spinning" {
+		return fmt.Errorf("the busy loop did not start (%q): chrt needs the right to real-time priority", line)
+	}
+	return nil
+}
+
+// TestABusyLoopMarksTheProcessesItSlowed runs the bridge on this machine pinned to core 0 twice: quietly, where no
+// process may be marked, and with a busy loop started on core 0 once the first process is done, where every process
+// after it must be marked for a ref_js_loop more than 10% slower than the first's, and show must name them.
+func TestABusyLoopMarksTheProcessesItSlowed(t *testing.T) {
+	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
+	testenv.Require(t, "taskset", "apt-get install util-linux")
+	testenv.Require(t, "chrt", "apt-get install util-linux")
+	const runs, cases = 6, 3 // ref_js_loop and the two asked for
+	busyBin := buildBusyLoop(t)
+	dir := t.TempDir()
+	args := func(out string) []string {
+		return []string{localName(), "--cases", "script_to_host_scalar,callback", "--cpu", "0", "--runs", fmt.Sprint(runs),
+			"--samples", "15", "--min-time", "5ms", "--out", filepath.Join(dir, out)}
+	}
+
+	stdout, stderr, code := run(t, args("quiet.json")...)
+	if code != 0 {
+		t.Fatalf("quiet run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	quiet := readArtifact(t, filepath.Join(dir, "quiet.json"))
+	logSpeeds(t, "quiet", quiet)
+	if marked := quiet.MarkedProcesses(); len(marked) > 0 || len(quiet.Processes) != runs {
+		t.Errorf("quiet run: %d processes, marked %q", len(quiet.Processes), marked)
+	}
+	for i, p := range quiet.Processes {
+		if p.CPU == nil || *p.CPU != 0 || p.Start == nil || len(p.Start.LoadAvg) != 3 {
+			t.Errorf("quiet run, process %d: cpu %v, start %+v: want core 0 and the load", i, p.CPU, p.Start)
+		}
+	}
+
+	var out strings.Builder
+	firstDone := fmt.Sprintf("(%d/%d)", cases, runs*cases)
+	var busyErr error
+	errs := &cutter{when: firstDone, cut: func() { busyErr = startBusyLoop(t, busyBin, 0) }}
+	code = execute(args("busy.json"), &out, errs)
+	if busyErr != nil {
+		t.Fatal(busyErr)
+	}
+	if code != 0 {
+		t.Fatalf("busy run: exit %d\n%s\n%s", code, out.String(), errs)
+	}
+	busy := readArtifact(t, filepath.Join(dir, "busy.json"))
+	logSpeeds(t, "busy", busy)
+	for i, p := range busy.Processes {
+		slow := len(p.Marks) == 1 && strings.HasPrefix(p.Marks[0], "ref_js_loop's least sample ")
+		if (i == 0) == slow || (i > 0 && !strings.Contains(out.String(), fmt.Sprintf("process %d (cpu 0): ref_js_loop", i))) {
+			t.Errorf("busy run, process %d: marks %q (the busy loop started after process 0)", i, p.Marks)
+		}
+	}
+	if want := fmt.Sprintf("%d of %d processes did not run in the state the others ran in", runs-1, runs); !strings.Contains(out.String(), want) {
+		t.Errorf("show does not say %q:\n%s", want, out.String())
+	}
+}
+
+// logSpeeds logs every process's least ref_js_loop sample over the run's least: what the marking rule compared.
+func logSpeeds(t *testing.T, name string, a *artifact.Artifact) {
+	t.Helper()
+	least := make([]float64, len(a.Processes))
+	for _, c := range a.Cases {
+		for _, p := range c.Processes {
+			refs := p.RefSamplesNs
+			if c.Name == "ref_js_loop" {
+				refs = p.SamplesNs
+			}
+			for _, v := range refs {
+				if least[p.Process] == 0 || v < least[p.Process] {
+					least[p.Process] = v
+				}
+			}
+		}
+	}
+	fastest := least[0]
+	for _, v := range least {
+		fastest = min(fastest, v)
+	}
+	var s []string
+	for _, v := range least {
+		s = append(s, fmt.Sprintf("%.2f", v/fastest))
+	}
+	t.Logf("%s run: least ref_js_loop sample of each process over the fastest's: %s", name, strings.Join(s, " "))
+}
