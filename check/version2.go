@@ -11,10 +11,11 @@ import (
 
 // Protocol1Note is the note for a program that speaks protocol 1: what the older version costs its numbers, and
 // where the newer one is described.
-const Protocol1Note = "speaks protocol 1: each ratio is against ref_js_loop timed in the same process but not beside " +
-	"the case's samples, which is noisier than protocol 2's ref sample before every sample " +
-	"(docs/method.md#the-ratio-to-ref_js_loop-beside-every-sample), and compare cannot add a slowdown to it to show " +
-	"that it finds one; protocol 2 adds --ref and --slowdown (docs/protocol.md)"
+const Protocol1Note = "speaks protocol 1: bench-bridge runs each of its cases in a process of its own after " +
+	"ref_js_loop, and each ratio is against that ref, timed before the case rather than beside each of its samples " +
+	"as protocol 2's --ref does: noisier, and slower to run " +
+	"(docs/method.md#a-program-of-your-own-protocol-1-and-2); nor can compare add a slowdown to it to show that a " +
+	"change would be found (--slowdown). docs/protocol.md#versions says what protocol 2 adds"
 
 // checkVersion2 checks what protocol 2 adds to run, for a program that speaks it: a ref record before every sample
 // with --ref, a slowdown record with --slowdown, and --slowdown-steps accepted. name is the case the other checks

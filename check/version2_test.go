@@ -45,7 +45,7 @@ func TestProtocol1ProgramGetsANote(t *testing.T) {
 	if len(rep.Problems) > 0 || rep.Protocol != 1 || !slices.Contains(rep.Notes, Protocol1Note) {
 		t.Fatalf("protocol %d, notes %q, problems:\n%s", rep.Protocol, rep.Notes, problems(rep))
 	}
-	for _, want := range []string{"protocol 2", "--ref", "docs/method.md#", "docs/protocol.md"} {
+	for _, want := range []string{"protocol 2", "--ref", "--slowdown", "docs/method.md#", "docs/protocol.md#versions"} {
 		if !strings.Contains(Protocol1Note, want) {
 			t.Errorf("the note does not say %q: %s", want, Protocol1Note)
 		}
