@@ -44,6 +44,8 @@ func TestMeasureUserProgram(t *testing.T) {
 
 	var out strings.Builder
 	measuredAt(&out)
+	fmt.Fprintf(&out, "CONFIG is examples/duktape/bench-bridge.toml with duktape-v1 and duktape-v1-slow, the example as a "+
+		"protocol 1 program (testdata/protocol1.sh).\n\n")
 	fmt.Fprintf(&out, "| compare, 5 runs each | flagged | change measured (each run's paired median) | one compare | goal |\n|---|---|---|---|---|\n")
 	duktape := []string{"--config", cfg}
 	json2 := []string{"--cases", "script_to_host_scalar", "--min-effect", "0.02"}
@@ -73,8 +75,8 @@ func TestMeasureUserProgram(t *testing.T) {
 			changes = append(changes, fmt.Sprintf("%s %s", name, joinFloats(res.changes[name], "%+.1f%%")))
 		}
 		fmt.Fprintf(&out, "| `compare linux %s %s %s --gate` | %d of 5 | %s | %.1f s (median; at most %.1f s) | %s |\n",
-			tr.a, tr.b, strings.Join(tr.args, " "), res.flagged, strings.Join(changes, "; "), stats.Median(res.secs),
-			slices.Max(res.secs), tr.goal)
+			tr.a, tr.b, strings.ReplaceAll(strings.Join(tr.args, " "), cfg, "CONFIG"), res.flagged,
+			strings.Join(changes, "; "), stats.Median(res.secs), slices.Max(res.secs), tr.goal)
 	}
 	resampleRounds(&out, pooled[0], pooled[1], 0.02)
 
@@ -101,7 +103,7 @@ func TestMeasureProtocol1Layouts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	json, err := build.BuildProgram(ctx, build.Host(), lib, artifact.ProgramBridge, "json", os.Stderr)
+	bridge, err := build.BuildProgram(ctx, build.Host(), lib, artifact.ProgramBridge, "json", os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +112,7 @@ func TestMeasureProtocol1Layouts(t *testing.T) {
 	measureLayouts(t, &out, "the Duktape example", filepath.Join(filepath.Dir(cfg), "duktape-bench"),
 		[]string{cases.RefCase, "script_to_host_scalar", "callback"}, 60)
 	out.WriteString("\n")
-	measureLayouts(t, &out, "the json bridge", json.Path, []string{cases.RefCase, "script_to_host_scalar", "callback",
+	measureLayouts(t, &out, "the json bridge", bridge.Path, []string{cases.RefCase, "script_to_host_scalar", "callback",
 		"host_to_script_string_1k", "ui_ops_calls", "error_host_to_script", "script_to_host_object"}, 30)
 	report(t, out.String())
 }
