@@ -1,6 +1,7 @@
 // Package check runs a bench program through the protocol's conformance checks (docs/protocol.md): the first line
-// and a version the runner speaks, the order of the records, every flag honoured, timer_overhead_ns, list, loop, error records, the exit
-// status and a flush after each line. It reports each problem with the command and the line that shows it.
+// and a version the runner speaks, the order of the records, every flag honoured (protocol 2's --ref and --slowdown
+// too), timer_overhead_ns, list, loop, error records, the exit status and a flush after each line. It reports each
+// problem with the command and the line that shows it, and notes what an older protocol costs.
 package check
 
 import (
@@ -50,8 +51,11 @@ func DefaultOptions() Options {
 // Report is what the checks found.
 type Report struct {
 	Cases    []string // what list printed
+	Protocol int      // the version the program's run spoke; 0 when it is not one bench-bridge speaks
 	Checked  int      // how many checks ran
 	Problems []Problem
+	// Notes are not problems: what a program that passes should know, such as what its older protocol costs.
+	Notes []string
 }
 
 // checker runs one program with its leading arguments (an interpreter's script, say).
@@ -75,6 +79,12 @@ func Run(ctx context.Context, prog []string, opts Options) (*Report, error) {
 		if err := step(ctx, name); err != nil {
 			return c.rep, err
 		}
+	}
+	switch c.rep.Protocol {
+	case 1:
+		c.rep.Notes = append(c.rep.Notes, Protocol1Note)
+	case 2:
+		return c.rep, c.checkVersion2(ctx, name)
 	}
 	return c.rep, nil
 }

@@ -17,6 +17,9 @@ type caseRun struct {
 	calibrated           int64
 	ops, ns              []int64
 	beginAt, calAt       time.Duration
+	refs                 int       // ref records (protocol 2's --ref)
+	refPending           bool      // a ref record waits for its sample
+	slowdown             []float64 // the slowdown record's ADDED and BASE, when it printed one
 }
 
 // runState follows a `run` output line by line, recording each departure from the protocol.
@@ -27,6 +30,10 @@ type runState struct {
 	cases   map[string]*caseRun
 	current string
 	timer   bool
+	version int    // the first line's protocol version; 0 when it is not one bench-bridge speaks
+	ref     string // the case the run's --ref named, "" without it
+	// slowdown is whether the run asked for busy work (--slowdown), which a slowdown record reports.
+	slowdown bool
 }
 
 // nums parses fields as non-negative integers.
@@ -42,15 +49,23 @@ func nums(fields []string) ([]int64, error) {
 	return v, nil
 }
 
-// follow checks the order and shape of every line of a run of the asked cases.
-func (c *checker) follow(out *output, asked ...string) *runState {
-	s := &runState{c: c, out: out, asked: asked, cases: map[string]*caseRun{}}
+// follow checks the order and shape of every line of a run of the asked cases, run with flags.
+func (c *checker) follow(out *output, flags []string, asked ...string) *runState {
+	s := &runState{c: c, out: out, asked: asked, cases: map[string]*caseRun{}, version: protocolVersion(firstLine(out))}
+	for i, f := range flags {
+		switch {
+		case f == "--ref" && i+1 < len(flags):
+			s.ref = flags[i+1]
+		case f == "--slowdown":
+			s.slowdown = true
+		}
+	}
 	for i, line := range out.lines {
 		if msg := s.line(i, line); msg != "" {
 			c.problem(out.cmd, i+1, line, "%s", msg)
 		}
 	}
-	if first := firstLine(out); !knownProtocol(first) {
+	if first := firstLine(out); s.version == 0 {
 		c.problem(out.cmd, 1, first, "the first line must be \"bench-bridge-protocol N\", N a version bench-bridge speaks (1 to %d)", runner.ProtocolVersion)
 	}
 	if !s.timer {
@@ -77,11 +92,14 @@ func firstLine(out *output) string {
 	return out.lines[0]
 }
 
-// knownProtocol reports whether line is a protocol line of a version the runner speaks.
-func knownProtocol(line string) bool {
+// protocolVersion is the version of a protocol line of a version the runner speaks, else 0.
+func protocolVersion(line string) int {
 	v, ok := strings.CutPrefix(line, "bench-bridge-protocol ")
 	n, err := strconv.Atoi(v)
-	return ok && err == nil && n >= 1 && n <= runner.ProtocolVersion && strconv.Itoa(n) == v
+	if !ok || err != nil || n < 1 || n > runner.ProtocolVersion || strconv.Itoa(n) != v {
+		return 0
+	}
+	return n
 }
 
 // line applies one line; it returns what is wrong with it, or "".
@@ -146,9 +164,40 @@ func (s *runState) line(i int, line string) string {
 			return "a sample before the calibrated line"
 		case v[0] == 0:
 			return "a sample of 0 ops"
+		case s.ref != "" && s.ref != name && !r.refPending:
+			r.ops, r.ns = append(r.ops, v[0]), append(r.ns, v[1])
+			return fmt.Sprintf("a sample without a ref record just before it: --ref %s asks for one before every sample", s.ref)
 		default:
 			r.ops, r.ns = append(r.ops, v[0]), append(r.ns, v[1])
+			r.refPending = false
 		}
+	case "ref":
+		switch {
+		case s.version < 2:
+			return fmt.Sprintf("a ref record in protocol %d: it is protocol 2's", s.version)
+		case r == nil || s.current != name:
+			return fmt.Sprintf("ref outside its case (after begin %s, before its end)", name)
+		case s.ref == "" || s.ref == name:
+			return "a ref record where --ref did not ask for one (" + refWhy(s.ref, name) + ")"
+		case r.calibrated == 0:
+			return "a ref record before the calibrated line: one comes before each sample"
+		case r.refPending:
+			return "two ref records without a sample between them: one comes before each sample"
+		}
+		r.refs++
+		r.refPending = true
+	case "slowdown":
+		switch {
+		case s.version < 2:
+			return fmt.Sprintf("a slowdown record in protocol %d: it is protocol 2's", s.version)
+		case r == nil || s.current != name:
+			return fmt.Sprintf("slowdown outside its case (after begin %s, before its end)", name)
+		case !s.slowdown:
+			return "a slowdown record without --slowdown"
+		case r.slowdown != nil || r.calibrated > 0:
+			return "the slowdown record comes once, before calibrated"
+		}
+		r.slowdown = []float64{parseFloat(f[2]), parseFloat(f[3])}
 	case "end":
 		if r == nil || (s.current != name && !r.failed) {
 			return "end of a case that did not begin"
@@ -175,7 +224,7 @@ func (c *checker) runCase(ctx context.Context, name string, flags ...string) (*o
 		return nil, nil, err
 	}
 	c.rep.Checked++
-	r := c.follow(out, name).cases[name]
+	r := c.follow(out, flags, name).cases[name]
 	if r != nil && r.failed {
 		c.problem(out.cmd, 0, "", "case %s reported an error: the checks of its samples need it to run", name)
 		return out, nil, nil
@@ -188,8 +237,12 @@ func (c *checker) checkRun(ctx context.Context, name string) error {
 	o := c.opts
 	out, r, err := c.runCase(ctx, name, "--samples", strconv.Itoa(o.Samples), "--min-time-ns", strconv.FormatInt(o.MinTime.Nanoseconds(), 10),
 		"--warmup-ns", strconv.FormatInt(o.Warmup.Nanoseconds(), 10))
-	if err != nil || r == nil {
+	if err != nil {
 		return err
+	}
+	c.rep.Protocol = protocolVersion(firstLine(out))
+	if r == nil {
+		return nil
 	}
 	if len(r.ns) != o.Samples {
 		c.problem(out.cmd, 0, "", "%d samples, --samples asked for %d", len(r.ns), o.Samples)
@@ -250,7 +303,7 @@ func (c *checker) checkErrors(ctx context.Context, name string) error {
 		return err
 	}
 	c.rep.Checked++
-	s := c.follow(out, unknown)
+	s := c.follow(out, nil, unknown)
 	if r := s.cases[unknown]; r == nil || !r.failed {
 		c.problem(out.cmd, 0, "", "no \"error %s MESSAGE\" line for a case it does not have", unknown)
 	}
@@ -300,4 +353,18 @@ func (c *checker) checkLoop(ctx context.Context, name string) error {
 		}
 	}
 	return c.wantUsageError(ctx, "an unknown case", "loop", "no_such_case", secs)
+}
+
+// refWhy says why a ref record was not asked for: no --ref, or the ref case's own samples.
+func refWhy(ref, name string) string {
+	if ref == "" {
+		return "the run has no --ref"
+	}
+	return "the --ref case's own samples have none"
+}
+
+// parseFloat reads a decimal that runner.CheckLine has already accepted.
+func parseFloat(s string) float64 {
+	v, _ := strconv.ParseFloat(s, 64)
+	return v
 }

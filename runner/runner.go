@@ -231,7 +231,8 @@ func (m *measurement) runProcess(ctx context.Context, seq int, order []string) e
 	raw.Processes = append(raw.Processes, RawProcess{Seq: seq, Order: slices.Clone(remaining)})
 	proc := &raw.Processes[len(raw.Processes)-1]
 	for len(remaining) > 0 {
-		s := &osProcess{m: m, proc: proc, want: remaining}
+		s := &osProcess{m: m, proc: proc}
+		s.want, s.refFirst = m.batch(remaining)
 		err := s.run(ctx)
 		if err != nil && m.protocol == 0 && s.line == 0 && isUsageExit(err) {
 			// A protocol 1 program that refuses protocol 2's flags: ask again without them.
@@ -243,11 +244,16 @@ func (m *measurement) runProcess(ctx context.Context, seq int, order []string) e
 		}
 		remaining = slices.DeleteFunc(remaining, func(n string) bool { return s.finished[n] })
 		if err == nil {
-			for _, n := range remaining {
+			// What the batch asked for and the program did not run fails; the rest runs in the next batch.
+			remaining = slices.DeleteFunc(remaining, func(n string) bool {
+				if !slices.Contains(s.want, n) {
+					return false
+				}
 				raw.fail(n, "the program exited without running it", "")
 				m.done++
-			}
-			return nil
+				return true
+			})
+			continue
 		}
 		var exit *targets.ExitError
 		switch {
@@ -290,6 +296,22 @@ func (m *measurement) runProcess(ctx context.Context, seq int, order []string) e
 		remaining = slices.DeleteFunc(remaining, func(n string) bool { return n == current })
 	}
 	return nil
+}
+
+// batch is what the next OS process of a process runs, of the cases still to run in it: all of them, or, for a
+// protocol 1 program, the next case after ref_js_loop, so that each case's ratio is against ref samples timed just
+// before its own rather than anywhere in a process of every case (docs/method.md#a-program-of-your-own-protocol-1-and-2).
+// refFirst says that the batch runs ref_js_loop for the case after it.
+func (m *measurement) batch(remaining []string) (want []string, refFirst bool) {
+	if m.protocol != 1 || !slices.Contains(m.opts.Cases, cases.RefCase) || m.failed(cases.RefCase) {
+		return remaining, false
+	}
+	for _, n := range remaining {
+		if n != cases.RefCase {
+			return []string{cases.RefCase, n}, true
+		}
+	}
+	return remaining, false
 }
 
 // slowdownArgs are the program's flags for the busy work asked for.
@@ -348,6 +370,11 @@ type osProcess struct {
 	line        int
 	outside     int         // lines outside a case, for maxOutsideLines
 	deadline    *time.Timer // the case deadline, restarted at each begin
+	// refFirst is set when the process runs ref_js_loop for the case after it (a protocol 1 program's batch):
+	// the ref's samples become that case's ref samples, and the ref is kept as a case of its own only the first
+	// time the process measures it.
+	refFirst      bool
+	refOps, refNs []int64
 }
 
 // args is the command line of one process: protocol 2's flags unless the program speaks protocol 1.
@@ -454,6 +481,9 @@ func (s *osProcess) handle(line string) error {
 		if s.finished[r.name] {
 			break // the end of a case that reported an error
 		}
+		if s.refFirst && s.besideEnd() {
+			break
+		}
 		s.m.done++
 		if len(s.cur.Ns) == 0 {
 			s.m.Raw.fail(r.name, "no samples", "")
@@ -464,6 +494,22 @@ func (s *osProcess) handle(line string) error {
 		s.finish(r.name)
 	}
 	return nil
+}
+
+// besideEnd handles the end of a case of a batch that runs ref_js_loop first: the ref's samples are kept for the
+// case after it, and the case gets them as its ref samples. It reports whether the end is done with: the ref's end
+// when the process has already measured the ref as a case of its own.
+func (s *osProcess) besideEnd() bool {
+	if s.cur.Name == cases.RefCase {
+		s.refOps, s.refNs = s.cur.Ops, s.cur.Ns
+		if slices.ContainsFunc(s.proc.Cases, func(c RawCase) bool { return c.Name == cases.RefCase }) {
+			s.finish(cases.RefCase)
+			return true
+		}
+		return false
+	}
+	s.cur.RefOps, s.cur.RefNs = s.refOps, s.refNs
+	return false
 }
 
 // check refuses a record that does not fit where it came: a case not asked for, a record outside its case or in

@@ -26,9 +26,10 @@ func newCmdCheck(f *Factory, runF func(*checkOptions) error) *cobra.Command {
 		Use:   "check PROG [ARG...]",
 		Short: "Run a bench program through the protocol's conformance checks",
 		Long: `Run a bench program (docs/protocol.md) through the protocol's checks: the first line and its version,
-the order of the records, --samples, --min-time-ns, --warmup-ns and --ops honoured, timer_overhead_ns, list,
-loop, error records, the exit status, and a flush after every line. Each problem is printed with the command
-and the output line that shows it; the exit status is 1 when there is one.
+the order of the records, --samples, --min-time-ns, --warmup-ns and --ops honoured (and protocol 2's --ref,
+--slowdown and --slowdown-steps), timer_overhead_ns, list, loop, error records, the exit status, and a flush
+after every line. Each problem is printed with the command and the output line that shows it; the exit status
+is 1 when there is one. A program that passes but speaks protocol 1 gets a note of what that costs its numbers.
 
 ARGs come before the protocol's command: bench-bridge check python3 bench.py runs "python3 bench.py list", ...`,
 		Example: `  bench-bridge check ./bench
@@ -59,5 +60,8 @@ func checkRun(o *checkOptions) error {
 		return fmt.Errorf("%s: %d problems in %d checks (docs/protocol.md)", o.Args[0], len(rep.Problems), rep.Checked)
 	}
 	fmt.Fprintf(o.IO.Out, "%s: speaks the protocol: %d checks passed; it implements %s\n", o.Args[0], rep.Checked, strings.Join(rep.Cases, ", "))
+	for _, n := range rep.Notes {
+		fmt.Fprintf(o.IO.Out, "note: %s\n", n)
+	}
 	return nil
 }

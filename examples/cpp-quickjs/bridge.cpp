@@ -353,6 +353,8 @@ const std::map<std::string, HostFn> &host_functions()
 }
 
 // ---- What case_table.h calls ----
+// Each host -> script call starts with bb_crossing(), the hook that --slowdown slows (docs/bridge.md); the harness's
+// host functions call it for script -> host.
 
 int fail(const std::exception &e)
 {
@@ -363,6 +365,7 @@ int fail(const std::exception &e)
 int call_add(void *state, double a, double b, double *out)
 {
 	State &st = *static_cast<State *>(state);
+	bb_crossing();
 	try {
 		*out = num(call_js(st, st.fn, {{a}, {b}}), "add");
 		return 0;
@@ -374,6 +377,7 @@ int call_add(void *state, double a, double b, double *out)
 int call_obj(void *state, const bb_obj_in *in, bb_obj_out *out)
 {
 	State &st = *static_cast<State *>(state);
+	bb_crossing();
 	try {
 		Array tags;
 		for (const auto &t : in->tags)
@@ -393,6 +397,7 @@ int call_obj(void *state, const bb_obj_in *in, bb_obj_out *out)
 int call_text(void *state, const bb_str *in, bb_str *out)
 {
 	State &st = *static_cast<State *>(state);
+	bb_crossing();
 	try {
 		st.held = str(call_js(st, st.fn, {{std::string(in->p, in->len)}}));
 		*out = {st.held.data(), st.held.size()};
@@ -405,6 +410,7 @@ int call_text(void *state, const bb_str *in, bb_str *out)
 int call_record(void *state, const bb_record *in, bb_record *out)
 {
 	State &st = *static_cast<State *>(state);
+	bb_crossing();
 	try {
 		Value r = call_js(st, st.fn, {{Object{{"id", {double(in->id)}}, {"text", {std::string(in->text.p, in->text.len)}}}}});
 		st.held = str(member(r, "text"));
@@ -420,6 +426,7 @@ int call_record(void *state, const bb_record *in, bb_record *out)
 int call_fail(void *state, int32_t i, bb_str *text)
 {
 	State &st = *static_cast<State *>(state);
+	bb_crossing();
 	try {
 		call_js(st, st.fn, {{double(i)}});
 		bb_error("fail(%d) returned instead of throwing", int(i));

@@ -1,9 +1,11 @@
-/* bench.c: a bench program for Duktape that speaks bench-bridge's protocol itself (docs/protocol.md), without the
+/* bench.c: a bench program for Duktape that speaks bench-bridge's protocol 2 itself (docs/protocol.md), without the
  * harness and without QuickJS: how any engine is measured (docs/bridge.md, "Without the harness").
  *
  * It implements three of the cases (`list` says which): ref_js_loop, script_to_host_scalar and callback. Duktape is
  * an ECMAScript 5.1 engine, so the scripts are the catalogue's (bench-bridge cases --script NAME) with `var` for `let`;
- * the loops and the host's work are the same. */
+ * the loops and the host's work are the same. Protocol 2 asks for two things beyond timing the cases: a sample of the
+ * ref case before every sample (--ref), which every ratio is taken against, and busy work at every crossing of the
+ * boundary (--slowdown, --slowdown-steps), which proves that a compare or a gate finds a slowdown of this program. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -32,9 +34,12 @@ static const char js_scalar[] =
 
 static const char js_callback[] = "host_register(function (x, y) { return (x + y) % 1000003; });\n";
 
+static void crossing(void);
+
 /* host_add is the catalogue's: (a + b) % 1000003, as JavaScript computes it. */
 static duk_ret_t host_add(duk_context *ctx)
 {
+	crossing();
 	duk_push_number(ctx, fmod(duk_to_number(ctx, 0) + duk_to_number(ctx, 1), 1000003.0));
 	return 1;
 }
@@ -105,6 +110,7 @@ static int run_units(duk_context *ctx, const bench_case *c, uint64_t n)
 	}
 	duk_push_global_stash(ctx);
 	for (i = 0; i < n; i++) {
+		crossing();
 		duk_get_prop_string(ctx, -1, "callback");
 		duk_push_number(ctx, s);
 		duk_push_number(ctx, (double)i);
@@ -122,7 +128,29 @@ fail:
 	return -1;
 }
 
-/* ---- The protocol ---- */
+/* ---- The slowdown hook ---- */
+
+/* Every crossing of the boundary calls crossing(): host_add for each script -> host call, run_units for each
+ * host -> script call. With --slowdown or --slowdown-steps it adds busy work, steps of one dependent xorshift chain,
+ * slowdown_q8 / 256 steps per crossing (the fraction carried to the next), so that a slowdown is a share of the
+ * crossing whatever the CPU. */
+static uint64_t crossings, slowdown_q8, slowdown_acc, spin_chain = 88172645463325252u;
+
+static void crossing(void)
+{
+	uint64_t a = spin_chain, steps;
+
+	crossings++;
+	slowdown_acc += slowdown_q8;
+	for (steps = slowdown_acc >> 8; steps > 0; steps--) {
+		a ^= a << 13, a ^= a >> 7, a ^= a << 17;
+#if defined(__GNUC__)
+		__asm__("" : "+r"(a)); /* keeps the compiler from folding the steps */
+#endif
+	}
+	spin_chain = a;
+	slowdown_acc &= 255;
+}
 
 static uint64_t now_ns(void)
 {
@@ -131,6 +159,49 @@ static uint64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+/* crossing_cost is what one crossing() costs in ns at the current slowdown_q8: the least of 5 timed loops of at
+ * least 1 ms (whatever else runs on the machine only adds time). */
+static double crossing_cost(void)
+{
+	uint64_t calls = 1, i, t0, ns;
+	double best = 0, d;
+	int r;
+
+	for (;;) {
+		t0 = now_ns();
+		for (i = 0; i < calls; i++)
+			crossing();
+		ns = now_ns() - t0;
+		if (ns >= 1000000u || calls >= (UINT64_C(1) << 40))
+			break;
+		calls *= 4;
+	}
+	for (r = 0; r < 5; r++) {
+		t0 = now_ns();
+		for (i = 0; i < calls; i++)
+			crossing();
+		d = (double)(now_ns() - t0) / (double)calls;
+		if (r == 0 || d < best)
+			best = d;
+	}
+	return best;
+}
+
+/* step_ns is what one step of the busy work costs in ns: a tight loop of 64 steps per call against one of none. */
+static double step_ns(void)
+{
+	double idle, busy;
+
+	slowdown_q8 = 0;
+	idle = crossing_cost();
+	slowdown_q8 = 64 * 256;
+	busy = crossing_cost();
+	slowdown_q8 = 0;
+	return busy > idle ? (busy - idle) / 64 : 0.01;
+}
+
+/* ---- The protocol ---- */
 
 /* timer_overhead is the median of 101 back-to-back clock read pairs (kept sorted as they come). */
 static uint64_t timer_overhead(void)
@@ -152,9 +223,19 @@ static uint64_t timer_overhead(void)
 #define line(...) (printf(__VA_ARGS__), putchar('\n'), fflush(stdout))
 
 typedef struct options {
-	uint64_t min_time_ns, samples, warmup_ns, ops;
+	uint64_t min_time_ns, samples, warmup_ns, ops, slowdown_steps;
+	double slowdown;  /* --slowdown SHARE */
+	const char *ref;  /* --ref CASE */
 	int warmup_set;
 } options;
+
+/* beside is the --ref case: set up once per process and calibrated once, so that its samples beside every case are
+ * alike. */
+static struct {
+	const bench_case *c;
+	duk_context *ctx;
+	uint64_t n;
+} beside;
 
 static const bench_case *find(const char *name)
 {
@@ -187,7 +268,90 @@ static uint64_t grow(uint64_t n, uint64_t ns, uint64_t target_ns)
 	return (double)n * m > 1e9 ? 1000000000u : (uint64_t)((double)n * m);
 }
 
-/* measure warms up, calibrates (or takes --ops as given) and prints the samples. */
+/* calibrate returns in *n an op count whose timed run lasts at least target_ns; -1 when the case failed. */
+static int calibrate(duk_context *ctx, const bench_case *c, uint64_t target_ns, uint64_t *n)
+{
+	uint64_t ns = 0;
+
+	for (*n = 1;; *n = grow(*n, ns, target_ns)) {
+		if (timed(ctx, c, *n, &ns) < 0)
+			return -1;
+		if (ns >= target_ns || *n >= 1000000000u)
+			return 0;
+	}
+}
+
+/* added_share measures what the busy work as set adds to one op of c: the least of 4 runs of n ops with it over the
+ * least of 4 without, alternating, so that both see the machine in the same state. *base is the least without. */
+static int added_share(duk_context *ctx, const bench_case *c, uint64_t n, double *share, double *base)
+{
+	uint64_t q8 = slowdown_q8, ns;
+	double with = 0, v;
+	int i, rc = 0;
+
+	for (i = 0; i < 8 && rc == 0; i++) {
+		slowdown_q8 = i % 2 ? q8 : 0;
+		rc = timed(ctx, c, n, &ns);
+		v = (double)ns / (double)n;
+		if (i % 2 && (i == 1 || v < with))
+			with = v;
+		else if (i % 2 == 0 && (i == 0 || v < *base))
+			*base = v;
+	}
+	slowdown_q8 = q8;
+	*share = with / *base - 1;
+	return rc;
+}
+
+/* apply_slowdown makes one op of c cost share more than without busy work, and prints what it measured as
+ * `slowdown CASE ADDED BASE`, ns per op. The work is first set from its cost in a tight loop, for the crossings per
+ * op that 3 runs of n ops count, then corrected twice against the case itself (runs of a quarter of n ops, at most
+ * 2 times more or less work each): an out-of-order CPU runs part of the work alongside the engine's own, so a
+ * crossing of about 100 ns gains less from it than the tight loop measures (docs/method.md). */
+static int apply_slowdown(duk_context *ctx, const bench_case *c, uint64_t n, double share)
+{
+	uint64_t ns, before = crossings;
+	double base = 0, got = 0, steps, scale;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (timed(ctx, c, n, &ns) < 0)
+			return -1;
+		if (i == 0 || (double)ns / (double)n < base)
+			base = (double)ns / (double)n;
+	}
+	if (crossings > before) {
+		steps = share * base * 3.0 * (double)n / (double)(crossings - before) / step_ns(); /* per crossing */
+		slowdown_q8 = steps * 256 >= 1 ? (uint64_t)(steps * 256 + 0.5) : 1;
+		for (i = 0; i < 3; i++) {
+			if (added_share(ctx, c, n / 4 ? n / 4 : 1, &got, &base) < 0)
+				return -1;
+			if (i == 2)
+				break;
+			scale = got > 0 ? share / got : 2;
+			scale = scale > 2 ? 2 : scale < 0.5 ? 0.5 : scale;
+			slowdown_q8 = (double)slowdown_q8 * scale >= 1 ? (uint64_t)((double)slowdown_q8 * scale + 0.5) : 1;
+		}
+	}
+	line("slowdown %s %.4f %.4f", c->name, got > 0 ? got * base : 0, base);
+	return 0;
+}
+
+/* sample_beside takes one sample of the --ref case just before a sample of c and prints it as `ref C OPS NS`. */
+static int sample_beside(const bench_case *c)
+{
+	uint64_t ns;
+
+	if (!beside.c || beside.c == c)
+		return 0;
+	if (timed(beside.ctx, beside.c, beside.n, &ns) < 0)
+		return -1;
+	line("ref %s %" PRIu64 " %" PRIu64, c->name, beside.n, ns);
+	return 0;
+}
+
+/* measure warms up, calibrates (or takes --ops as given), applies the slowdown and prints the samples, each after
+ * its ref sample. */
 static int measure(duk_context *ctx, const bench_case *c, const options *o)
 {
 	uint64_t n = o->ops ? o->ops : 1, ns = 0, spent = 0, i;
@@ -202,16 +366,14 @@ static int measure(duk_context *ctx, const bench_case *c, const options *o)
 			spent += ns;
 			n = grow(n, ns, o->warmup_ns);
 		}
-		for (n = 1;; n = grow(n, ns, o->min_time_ns)) {
-			if (timed(ctx, c, n, &ns) < 0)
-				return -1;
-			if (ns >= o->min_time_ns || n >= 1000000000u)
-				break;
-		}
+		if (calibrate(ctx, c, o->min_time_ns, &n) < 0)
+			return -1;
+		if (o->slowdown > 0 && apply_slowdown(ctx, c, n, o->slowdown) < 0)
+			return -1;
 	}
 	line("calibrated %s %" PRIu64, c->name, n);
 	for (i = 0; i < o->samples; i++) {
-		if (timed(ctx, c, n, &ns) < 0)
+		if (sample_beside(c) < 0 || timed(ctx, c, n, &ns) < 0)
 			return -1;
 		line("sample %s %" PRIu64 " %" PRIu64, c->name, n, ns);
 	}
@@ -228,12 +390,29 @@ static void run_case(const char *name, const options *o)
 		return;
 	}
 	line("begin %s", name);
+	slowdown_q8 = o->slowdown_steps * 256; /* --slowdown-steps: the same work in every run; --slowdown sets its own */
 	ctx = setup(c);
 	if (!ctx || measure(ctx, c, o) < 0)
 		line("error %s %s", name, error_text);
 	if (ctx)
 		duk_destroy_heap(ctx);
+	slowdown_q8 = 0;
 	line("end %s", name);
+}
+
+/* setup_beside sets up the --ref case and calibrates it to half the min time: it only has to see how fast the
+ * machine is at that moment. A ref case that fails is reported by its own run; the others then have no ref samples. */
+static void setup_beside(const options *o)
+{
+	const bench_case *c = find(o->ref);
+
+	if (!c || !(beside.ctx = setup(c)))
+		return;
+	if (calibrate(beside.ctx, c, o->min_time_ns / 2, &beside.n) < 0) {
+		duk_destroy_heap(beside.ctx);
+		return;
+	}
+	beside.c = c;
 }
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -247,20 +426,22 @@ static int parse_u64(const char *s, uint64_t *out)
 	return errno || *end ? -1 : 0;
 }
 
-/* flag reads --NAME N or --NAME=N into o; -1 after a message on stderr. */
+/* flag reads --NAME VALUE or --NAME=VALUE into o; -1 after a message on stderr. */
 static int flag(int argc, char **argv, int *i, options *o)
 {
-	static const char *const names[] = {"--min-time-ns", "--samples", "--warmup-ns", "--ops"};
-	uint64_t *fields[] = {&o->min_time_ns, &o->samples, &o->warmup_ns, &o->ops};
+	static const char *const names[] = {"--min-time-ns", "--samples", "--warmup-ns", "--ops", "--slowdown-steps",
+					    "--ref", "--slowdown"};
+	uint64_t *counts[] = {&o->min_time_ns, &o->samples, &o->warmup_ns, &o->ops, &o->slowdown_steps};
 	const char *arg = argv[*i], *val = NULL;
-	size_t k, len;
+	char *end;
+	size_t k, len = 0, nnames = sizeof names / sizeof names[0];
 
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < nnames; k++) {
 		len = strlen(names[k]);
 		if (strncmp(arg, names[k], len) == 0 && (arg[len] == '\0' || arg[len] == '='))
 			break;
 	}
-	if (k == 4) {
+	if (k == nnames) {
 		fprintf(stderr, "duktape-bench: unknown flag: %s\n", arg);
 		return -1;
 	}
@@ -268,17 +449,32 @@ static int flag(int argc, char **argv, int *i, options *o)
 		val = arg + len + 1;
 	else if (*i + 1 < argc)
 		val = argv[++*i];
-	if (!val || parse_u64(val, fields[k]) < 0) {
-		fprintf(stderr, "duktape-bench: %s needs a non-negative integer\n", names[k]);
+	if (!val) {
+		fprintf(stderr, "duktape-bench: %s needs a value\n", names[k]);
 		return -1;
 	}
-	o->warmup_set |= k == 2;
+	if (k < 5) {
+		if (parse_u64(val, counts[k]) < 0) {
+			fprintf(stderr, "duktape-bench: %s needs a non-negative integer\n", names[k]);
+			return -1;
+		}
+		o->warmup_set |= k == 2;
+	} else if (k == 5) {
+		o->ref = val;
+	} else {
+		errno = 0;
+		o->slowdown = strtod(val, &end);
+		if (errno || *end || end == val || !(o->slowdown >= 0 && o->slowdown <= 10)) {
+			fprintf(stderr, "duktape-bench: --slowdown: want a share between 0 and 10, like 0.10\n");
+			return -1;
+		}
+	}
 	return 0;
 }
 
 static int cmd_run(int argc, char **argv)
 {
-	options o = {50000000u, 10, 0, 0, 0};
+	options o = {50000000u, 10, 0, 0, 0, 0, NULL, 0};
 	int i, n = 0;
 
 	for (i = 0; i < argc; i++) {
@@ -291,9 +487,17 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "duktape-bench: --samples must be at least 1 and --ops at most 10^9\n");
 		return 2;
 	}
+	if (o.ops > 0 && (o.ref || o.slowdown > 0)) {
+		fprintf(stderr, "duktape-bench: --ref and --slowdown need calibrated runs, not --ops\n");
+		return 2;
+	}
+	if (o.slowdown > 0 && o.slowdown_steps > 0) {
+		fprintf(stderr, "duktape-bench: --slowdown and --slowdown-steps exclude each other\n");
+		return 2;
+	}
 	if (!o.warmup_set)
 		o.warmup_ns = o.min_time_ns;
-	line("bench-bridge-protocol 1");
+	line("bench-bridge-protocol 2");
 	line("meta program bridge");
 	line("meta bridge duktape-example");
 	line("meta engine duktape %ld.%ld.%ld", DUK_VERSION / 10000, DUK_VERSION / 100 % 100, DUK_VERSION % 100);
@@ -304,10 +508,14 @@ static int cmd_run(int argc, char **argv)
 	line("meta compiler %s", __VERSION__);
 #endif
 	line("timer_overhead_ns %" PRIu64, timer_overhead());
+	if (o.ref)
+		setup_beside(&o);
 	for (i = 0; i < n; i++)
 		run_case(argv[i], &o);
 	for (i = 0; n == 0 && i < (int)NCASES; i++)
 		run_case(cases[i].name, &o);
+	if (beside.c)
+		duk_destroy_heap(beside.ctx);
 	return 0;
 }
 
@@ -356,6 +564,7 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2);
 	if (argc >= 2 && strcmp(argv[1], "loop") == 0)
 		return cmd_loop(argc - 2, argv + 2);
-	fprintf(stderr, "usage: duktape-bench list | run [--min-time-ns N] [--samples N] [--warmup-ns N] [--ops N] [CASE ...] | loop CASE SECONDS\n");
+	fprintf(stderr, "usage: duktape-bench list | run [--min-time-ns N] [--samples N] [--warmup-ns N] [--ops N] "
+			"[--ref CASE] [--slowdown SHARE | --slowdown-steps N] [CASE ...] | loop CASE SECONDS\n");
 	return 2;
 }
