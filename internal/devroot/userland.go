@@ -91,25 +91,11 @@ func makeUserlandRoot(dir string, u Userland) error {
 	if err := run(timeoutShort, "chroot", dir, "/bin/busybox", "--install", "-s"); err != nil {
 		return err
 	}
-	libs, err := sharedLibraries(sshdPath)
-	if err != nil {
-		return err
-	}
-	for _, f := range append(libs, sshdPath) {
-		if err := copyFile(f, filepath.Join(dir, f)); err != nil {
-			return err
-		}
-	}
-	for name, text := range map[string]string{
+	return installDaemon(dir, sshdPath, map[string]string{
 		"etc/passwd": "root:x:0:0:root:/root:/bin/sh\nsshd:x:100:65534::/run/sshd:/usr/sbin/nologin\n",
 		"etc/group":  "root:x:0:\nnogroup:x:65534:\n",
 		"etc/shells": "/bin/sh\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // copyCLibrary copies the loader and the libraries program needs from the cross package into the root's /lib, where
