@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -195,14 +196,20 @@ func (s *Store) create(ctx context.Context, tx *sql.Tx) error {
 
 // inTx runs f in one transaction, committed when f returns nil and rolled back otherwise; the error, if any, is
 // wrapped to name the store and to say plainly what a locked, corrupt or foreign store is. A PostgreSQL transaction
-// that lost a race with another writer (a unique key both inserted) is run again: the second time it sees the
-// other's rows.
+// is serializable, so that what it read (no such artifact yet) still holds when it commits; one that lost a race with
+// another writer is run again, and then sees the other's rows.
 func (s *Store) inTx(ctx context.Context, op string, f func(*sql.Tx) error) error {
 	var err error
-	for attempt := 0; attempt < 3; attempt++ {
+	for attempt := 1; attempt <= 20; attempt++ {
 		err = s.tryTx(ctx, f)
 		if !s.postgres || !isConflict(err) {
 			break
+		}
+		// Writers that collided wait apart before they try again.
+		select {
+		case <-time.After(time.Duration(attempt) * time.Duration(5+rand.IntN(20)) * time.Millisecond):
+		case <-ctx.Done():
+			return s.wrap(op, ctx.Err())
 		}
 	}
 	if err != nil {
@@ -212,7 +219,11 @@ func (s *Store) inTx(ctx context.Context, op string, f func(*sql.Tx) error) erro
 }
 
 func (s *Store) tryTx(ctx context.Context, f func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	var opts *sql.TxOptions
+	if s.postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelSerializable}
+	}
+	tx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
 		return err
 	}
