@@ -100,12 +100,20 @@ func TestABusyLoopMarksTheProcessesItSlowed(t *testing.T) {
 			"--samples", "15", "--min-time", "5ms", "--out", filepath.Join(dir, out)}
 	}
 
-	stdout, stderr, code := run(t, args("quiet.json")...)
-	if code != 0 {
-		t.Fatalf("quiet run: exit %d\n%s\n%s", code, stdout, stderr)
+	// A shared machine itself slows for seconds now and then, which marks a quiet run's processes as it should: a
+	// quiet run that marked some is measured once more, and only two such runs in a row fail.
+	var quiet *artifact.Artifact
+	for attempt := range 2 {
+		stdout, stderr, code := run(t, args("quiet.json")...)
+		if code != 0 {
+			t.Fatalf("quiet run: exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		quiet = readArtifact(t, filepath.Join(dir, "quiet.json"))
+		logSpeeds(t, fmt.Sprintf("quiet, attempt %d", attempt+1), quiet)
+		if len(quiet.MarkedProcesses()) == 0 {
+			break
+		}
 	}
-	quiet := readArtifact(t, filepath.Join(dir, "quiet.json"))
-	logSpeeds(t, "quiet", quiet)
 	if marked := quiet.MarkedProcesses(); len(marked) > 0 || len(quiet.Processes) != runs {
 		t.Errorf("quiet run: %d processes, marked %q", len(quiet.Processes), marked)
 	}
@@ -119,7 +127,7 @@ func TestABusyLoopMarksTheProcessesItSlowed(t *testing.T) {
 	firstDone := fmt.Sprintf("(%d/%d)", cases, runs*cases)
 	var busyErr error
 	errs := &cutter{when: firstDone, cut: func() { busyErr = startBusyLoop(t, busyBin, 0) }}
-	code = execute(args("busy.json"), &out, errs)
+	code := execute(args("busy.json"), &out, errs)
 	if busyErr != nil {
 		t.Fatal(busyErr)
 	}
