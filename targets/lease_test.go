@@ -1,7 +1,6 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -10,9 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // shellTransport runs each command in a real shell of this machine, as a device's shell runs it: the lease's scripts
@@ -52,24 +52,6 @@ func quickLeases(t *testing.T) {
 	t.Cleanup(func() { leaseRenew, leasePoll, leaseStale = renew, poll, stale })
 }
 
-// lockedLog is a log that the lease's goroutines and the test read and write at once.
-type lockedLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // TestLeaseOneRunAtATime holds a device in every shell a device has: a second run gives up after its wait, naming
 // the holder, even though the holder keeps renewing for longer than a lease left behind would stand still; a third
 // waits, and takes the device once the first releases it. Nothing is left in the workdir after the last release.
@@ -83,7 +65,7 @@ func TestLeaseOneRunAtATime(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var log lockedLog
+			var log testenv.Buffer
 			_, err = Acquire(ctx, dev, LeaseOptions{Wait: 2 * leaseStale, Log: &log})
 			var held *HeldError
 			if !errors.As(err, &held) || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
@@ -157,7 +139,7 @@ func TestLeaseLeftBehind(t *testing.T) {
 				}
 				os.WriteFile(filepath.Join(lease, "owner"), []byte(tc.owner.String()+"\n"), 0o644)
 				os.WriteFile(filepath.Join(lease, "renewed"), []byte("7\n"), 0o644)
-				var log lockedLog
+				var log testenv.Buffer
 				l, err := Acquire(context.Background(), dev, LeaseOptions{Wait: 20 * leaseStale, Log: &log})
 				if err != nil {
 					t.Fatalf("%v\n%s", err, log.String())

@@ -5,7 +5,6 @@ package main
 // running on this machine, adb, ssh) are the e2e tests'.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,6 +28,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/history"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
 	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/targets"
 	"github.com/bench-bridge/bench-bridge/trend"
@@ -170,27 +170,8 @@ func (r *rendezvous) wait(ctx context.Context) error {
 type fakes struct {
 	targets        map[string]*fakeTarget
 	opened         atomic.Int32
-	stdout, stderr syncBuffer
+	stdout, stderr testenv.Buffer
 	factory        *Factory
-}
-
-// syncBuffer is a buffer that the signal handler and the progress display may write at once, as they do to a
-// terminal.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func newFakes(stdoutTTY, stderrTTY bool, ts ...*fakeTarget) *fakes {

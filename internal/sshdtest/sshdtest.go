@@ -5,7 +5,6 @@ package sshdtest
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -51,7 +50,7 @@ type Server struct {
 	CAKey      string // with HostCertificate, the CA's public key that signed the host certificate
 	Dir        string
 
-	log syncBuffer
+	log testenv.Buffer
 }
 
 // Host is user@127.0.0.1:port, what --host takes.
@@ -334,22 +333,4 @@ func (p *Proxy) Cut() {
 	for _, c := range p.conns {
 		c.Close()
 	}
-}
-
-// syncBuffer is a bytes.Buffer that sshd's output and a failing test can share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
