@@ -56,23 +56,25 @@ func makeBoardRoot(dir string) error {
 	if err := run(timeoutShort, "chroot", dir, busyboxPath, "--install", "-s"); err != nil {
 		return err
 	}
-	return installDaemon(dir, dropbearPath, map[string]string{
+	return installDaemon(dir, []string{dropbearPath}, map[string]string{
 		"etc/passwd": "root:x:0:0:root:/root:/bin/sh\n",
 		"etc/group":  "root:x:0:\n",
 		"etc/shells": "/bin/sh\n",
 	})
 }
 
-// installDaemon copies this machine's daemon and the libraries it needs into the root at dir, and writes the root's
-// account files.
-func installDaemon(dir, daemon string, etc map[string]string) error {
-	libs, err := sharedLibraries(daemon)
-	if err != nil {
-		return err
-	}
-	for _, f := range append(libs, daemon) {
-		if err := copyFile(f, filepath.Join(dir, f)); err != nil {
+// installDaemon copies this machine's daemon programs and the libraries they need into the root at dir, and writes
+// the root's account files.
+func installDaemon(dir string, programs []string, etc map[string]string) error {
+	for _, p := range programs {
+		libs, err := sharedLibraries(p)
+		if err != nil {
 			return err
+		}
+		for _, f := range append(libs, p) {
+			if err := copyFile(f, filepath.Join(dir, f)); err != nil {
+				return err
+			}
 		}
 	}
 	for name, text := range etc {

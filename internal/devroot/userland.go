@@ -43,6 +43,9 @@ const userlandSuite = "bookworm"
 
 const sshdPath = "/usr/sbin/sshd"
 
+// sshdHelpers are the programs OpenSSH 9.8 and later split out of sshd, which it runs for each connection.
+var sshdHelpers = []string{"/usr/lib/openssh/sshd-session", "/usr/lib/openssh/sshd-auth"}
+
 // UserlandRoot returns the cached root of u, making it on first use: busybox with every applet as a link, its C
 // library, sshd with this machine's libraries, passwd lines for root (shell /bin/sh) and sshd's privilege
 // separation user, device nodes of its own. Making it downloads busybox with apt-get, about 10 MB of package lists.
@@ -91,7 +94,13 @@ func makeUserlandRoot(dir string, u Userland) error {
 	if err := run(timeoutShort, "chroot", dir, "/bin/busybox", "--install", "-s"); err != nil {
 		return err
 	}
-	return installDaemon(dir, sshdPath, map[string]string{
+	programs := []string{sshdPath}
+	for _, h := range sshdHelpers {
+		if _, err := os.Stat(h); err == nil {
+			programs = append(programs, h)
+		}
+	}
+	return installDaemon(dir, programs, map[string]string{
 		"etc/passwd": "root:x:0:0:root:/root:/bin/sh\nsshd:x:100:65534::/run/sshd:/usr/sbin/nologin\n",
 		"etc/group":  "root:x:0:\nnogroup:x:65534:\n",
 		"etc/shells": "/bin/sh\n",
