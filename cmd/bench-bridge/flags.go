@@ -29,7 +29,7 @@ func registerDeviceFlags(f *pflag.FlagSet, o *targets.Overrides) {
 	f.StringVar(&o.KnownHosts, "known-hosts", "", "ssh: known_hosts file (default ~/.ssh/known_hosts)")
 	f.StringVar(&o.AcceptHostKey, "accept-host-key", "", "ssh: record an unknown host key in the known_hosts file when its `fingerprint` is this one (SHA256:..., as ssh-keygen -lf prints it on the device; several separated by commas); bare, it records nothing and the error names the fingerprint to check; a changed key is always refused")
 	f.Lookup("accept-host-key").NoOptDefVal = targets.AcceptHostKeyUnchecked // bare: the error prints the fingerprint to pass
-	f.StringVar(&o.RunPrefix, "run-prefix", "", "command put before the program on the device, e.g. \"taskset -c 1\"")
+	f.StringVar(&o.RunPrefix, "run-prefix", "", "command put before the program on the device, e.g. \"taskset 2\" (a hex mask: core 1)")
 	f.StringVar(&o.Workdir, "workdir", "", "directory on the device in which each run makes a folder of its own for its programs; it must allow executables (default "+targets.DefaultAndroidWorkdir+" on Android, /tmp over ssh)")
 }
 

@@ -63,7 +63,7 @@ func newCmdGate(f *Factory, runF func(*gateOptions) error) *cobra.Command {
 		Use:   "gate BASELINE CURRENT",
 		Short: "Fail (exit 3) when CURRENT regressed against BASELINE: artifacts, or directories of them matched by target and program",
 		Long: `gate compares each case's ratio to ref_js_loop in CURRENT with BASELINE. With --metric time (the default) a
-case regresses only when the change is significant (Mann-Whitney U on the ref-normalised samples) and larger
+case regresses only when the change is significant (Mann-Whitney U over the processes' ratios to ref_js_loop) and larger
 than the minimum effect; with --metric instructions (artifacts measured with --metric instructions) when its
 instructions per op, over ref_js_loop's, grew by more than the threshold; with --metric allocations when its
 allocations per op (the memory pass's exact counts) grew by more than gate.allocations_threshold (default 0). The config's [gate] section sets the
