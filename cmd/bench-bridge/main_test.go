@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/bench-bridge/bench-bridge/internal/adbsim"
 	"github.com/bench-bridge/bench-bridge/internal/devroot"
@@ -14,11 +17,35 @@ import (
 
 // TestMain runs the tests, then ends what they shared: the devices and the built command.
 func TestMain(m *testing.M) {
+	stopADB := ownADBPort()
 	code := m.Run()
 	sharedAndroid.Close()
 	sharedBoard.Close()
 	builtCLI.Close()
+	stopADB()
 	os.Exit(code)
+}
+
+// ownADBPort points the tests' adb servers at a free port of their own (ANDROID_ADB_SERVER_PORT, which a test that
+// has a device of its own sets again), and returns what kills the server there. `bench-bridge targets` and doctor
+// start an adb server when none answers, as adb does: on the default port 5037 it outlived the tests, and a later
+// run with another adb version (a Debian 13 root on this machine) met it there ("protocol fault").
+func ownADBPort() (stop func()) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return func() {}
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	os.Setenv("ANDROID_ADB_SERVER_PORT", port)
+	return func() {
+		if _, err := exec.LookPath("adb"); err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		exec.CommandContext(ctx, "adb", "-P", port, "kill-server").Run() // none there: adb says so, and nothing is lost
+	}
 }
 
 // cliBuildFlags are go build's flags for the command that tests run as a process of its own; under -race it is
