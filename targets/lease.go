@@ -60,12 +60,16 @@ type leaseSite struct {
 	workdir string
 	path    string
 	shell   func(ctx context.Context, command string) ([]byte, error)
+	// tidy removes what the run keeps on the device (its run directory), which the lease guards. One it cannot
+	// remove it names itself, and the next connection removes it.
+	tidy func() error
 }
 
 // leaseSite is the remote target's: the lease sits beside the run directories in the workdir.
 func (r *remote) leaseSite() leaseSite {
 	return leaseSite{label: r.label, workdir: r.workdir, path: remoteJoin(r.workdir, leaseName),
-		shell: func(ctx context.Context, command string) ([]byte, error) { return r.output(ctx, command, nil) }}
+		shell: func(ctx context.Context, command string) ([]byte, error) { return r.output(ctx, command, nil) },
+		tidy:  r.cleanup}
 }
 
 // leaseOwner is who holds a lease: the machine (its host name and, where the kernel tells it, its boot), the process
@@ -275,14 +279,22 @@ func (l *Lease) Err() error {
 	return l.err
 }
 
-// Release stops renewing the lease and removes it from the device, within its own bound: the run's context may be
-// over (Ctrl-C). A lease that cannot be removed is taken over by the next run once its counter stands still.
+// Release stops renewing the lease, removes the run's directory, then the lease, each within its own bound: the run's
+// context may be over (Ctrl-C). In that order a device given back holds nothing of the run's, and a device whose
+// lease is left behind (a run killed) also keeps the run's directory: the run that takes the lease over says so, then
+// removes the directory. Were the lease to go first, a run killed later (while it measured another device) would
+// leave a directory on a device it no longer held, which the next run would remove without a word of the lease. A
+// directory that cannot be removed is named by the target and removed at the next connection; a lease that cannot
+// be removed is taken over by the next run once its counter stands still.
 func (l *Lease) Release() error {
 	if l.stop == nil {
 		return nil
 	}
 	l.stop()
 	<-l.done
+	if l.site.tidy != nil {
+		l.site.tidy() // it says what it left itself
+	}
 	return within(context.Background(), shortOp, "releasing the device's lease", func(ctx context.Context) error {
 		if _, err := l.site.shell(ctx, releaseScript(l.site.path, l.owner.String())); err != nil {
 			return fmt.Errorf("%s: releasing the device's lease %s: %w", l.site.label, l.site.path, err)

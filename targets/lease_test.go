@@ -197,3 +197,75 @@ func TestParseOwner(t *testing.T) {
 		t.Errorf("an empty owner reads as %+v (%s)", got, got.describe())
 	}
 }
+
+// TestLeaseGuardsTheRunDirectory: the lease and the run's directory agree in every order. A run that gives the device
+// back leaves neither (its directory goes first, while the lease still guards it), however long the run goes on with
+// other devices; a run killed while it holds the device leaves both, and the next run takes the lease over, saying
+// whose it was, before its own directory's sweep removes the one left.
+func TestLeaseGuardsTheRunDirectory(t *testing.T) {
+	quickLeases(t)
+	t.Setenv("BENCH_BRIDGE_CACHE", t.TempDir()) // the run directories' records
+	sh := shells(t)[0]
+	ctx := context.Background()
+
+	dev, workdir := shellDevice(t, sh)
+	l, err := Acquire(ctx, dev, LeaseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := dev.runDir(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(workdir); len(left) != 0 {
+		t.Errorf("the device was given back with %v left in the workdir (the run directory was %s)", left, dir)
+	}
+	if left := leftRunDirs(dev.machine); len(left) != 0 {
+		t.Errorf("records of a directory already removed: %v", left)
+	}
+
+	// A run killed while it held the device: its lease, its directory and the directory's record, all of a process
+	// that is gone.
+	exited := exec.Command("true")
+	if err := exited.Run(); err != nil {
+		t.Fatal(err)
+	}
+	killed := me()
+	killed.PID = exited.Process.Pid
+	lease := filepath.Join(workdir, leaseName)
+	stale := filepath.Join(workdir, runDirPrefix+"killed")
+	for _, d := range []string{lease, stale} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(lease, "owner"), []byte(killed.String()+"\n"), 0o644)
+	rd, _ := recordsDir()
+	os.WriteFile(filepath.Join(rd, "killed"), []byte(dev.machine+"\n"+strconv.Itoa(killed.PID)+"\n"+stale+"\n"), 0o600)
+
+	next, _ := shellDevice(t, sh)
+	next.workdir, next.machine = dev.workdir, dev.machine
+	var log testenv.Buffer
+	next.log = &log
+	l, err = Acquire(ctx, next, LeaseOptions{Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if _, err := next.runDir(ctx); err != nil {
+		t.Fatal(err)
+	}
+	took := strings.Index(log.String(), "took over the lease of "+killed.describe())
+	removed := strings.Index(log.String(), "removed "+stale+", left on the device by an earlier run")
+	if took < 0 || removed < took {
+		t.Errorf("the next run should take the lease over, then remove the directory left:\n%s", log.String())
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(workdir); len(left) != 0 {
+		t.Errorf("left in the workdir: %v", left)
+	}
+}

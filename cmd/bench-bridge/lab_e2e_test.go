@@ -8,6 +8,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,22 +102,25 @@ func TestLabPhoneTakenAway(t *testing.T) {
 // TestOneRunPerDevice runs two bench-bridge processes on one phone and the board at once, the second as another
 // lab host would (a host name of its own): it is told who holds each device, waits, and measures once the first is
 // done, so that no measurement of one overlaps the other's on a device. Then a run killed (SIGKILL) in the middle
-// leaves its leases behind, and the next run takes them over at once: their process is gone.
+// leaves its leases behind, and the next run takes them over at once: their process is gone. The killed run has far
+// more to measure than the time between the devices' first results, so that it holds both when it is killed: a device
+// it had finished with is given back, run directory and lease, and there is nothing to take over.
 func TestOneRunPerDevice(t *testing.T) {
 	testenv.Require(t, "unshare", "apt-get install util-linux")
 	l, b, words := lab(t, 1)
 	bin := cli(t)
 	dir := t.TempDir()
-	measure := func(name, minTime string) []string {
-		return append(slices.Clone(words), "--out", filepath.Join(dir, name, "{target}.json"), "--runs", "1", "--samples", "1", "--min-time", minTime)
+	measure := func(name, minTime string, runs int) []string {
+		return append(slices.Clone(words), "--out", filepath.Join(dir, name, "{target}.json"), "--runs", strconv.Itoa(runs),
+			"--samples", "1", "--min-time", minTime)
 	}
 	devices := []string{phoneTarget(l.Phones[0]), b.Addr}
 	// The first run's samples are long enough for the second to arrive while it holds both devices.
-	first := startCLI(t, bin, append([]string{"floor"}, measure("first", "1s")...))
+	first := startCLI(t, bin, append([]string{"floor"}, measure("first", "1s", 1)...))
 	for _, d := range devices {
 		first.waitFor(t, "running floor "+d+" on ")
 	}
-	second := startCLI(t, "unshare", append([]string{"--uts", "sh", "-c", `hostname lab-host-2 && exec "$0" "$@"`, bin, "floor"}, measure("second", "1ms")...))
+	second := startCLI(t, "unshare", append([]string{"--uts", "sh", "-c", `hostname lab-host-2 && exec "$0" "$@"`, bin, "floor"}, measure("second", "1ms", 1)...))
 	first.wait(t, 0)
 	second.wait(t, 0)
 	host, _ := os.Hostname()
@@ -131,13 +135,20 @@ func TestOneRunPerDevice(t *testing.T) {
 		}
 	}
 
-	killed := startCLI(t, bin, append([]string{"floor"}, measure("killed", "200ms")...))
+	const killedRuns = 200 // each at least two samples of 200ms: minutes, against seconds between the devices' first results
+	killed := startCLI(t, bin, append([]string{"floor"}, measure("killed", "200ms", killedRuns)...))
 	for _, d := range devices {
 		killed.waitFor(t, "floor-"+d+": "+cases.RefCase)
 	}
 	killed.cmd.Process.Kill()
+	last := fmt.Sprintf("(%d/%d)", 2*killedRuns, 2*killedRuns)
+	for _, line := range strings.Split(killed.log(), "\n") {
+		if strings.HasSuffix(line, last) {
+			t.Fatalf("the killed run had finished with a device before it was killed, so it held nothing there:\n%s", killed.log())
+		}
+	}
 	killed.wait(t, -1)
-	next := startCLI(t, bin, append([]string{"floor"}, measure("next", "1ms")...))
+	next := startCLI(t, bin, append([]string{"floor"}, measure("next", "1ms", 1)...))
 	next.wait(t, 0)
 	next.says(t, labels, ": took over the lease of host "+host+", pid "+strconv.Itoa(killed.cmd.Process.Pid)+", since ")
 }
