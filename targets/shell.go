@@ -1,7 +1,12 @@
 package targets
 
 import (
+	"bytes"
+	"context"
+	"io"
+	"os"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -80,3 +85,43 @@ func mkdirScript(workdir string) string {
 
 // remoteJoin joins a remote directory and a file name with forward slashes, whatever the local system uses.
 func remoteJoin(dir, name string) string { return path.Join(dir, name) }
+
+// shellPush uploads r to remote through the device's shell, where there is no sftp (dropbear). Only a whole upload
+// takes remote's name: the bytes go to a file of the shell's own, which is renamed once it holds as many bytes as
+// were sent. The same command can run twice: dropbear now and then closes a session right after it started the
+// command (sshConn.start then opens another), and the first shell's cat, late, reads no input. Writing to remote
+// itself, it truncated what the second had written, and the program or probe that ran next read part of a file
+// (the board's probe failed with "sh: missing ]" under load).
+func shellPush(ctx context.Context, tr transport, r io.Reader, remote string) error {
+	n, r, err := sized(r)
+	if err != nil {
+		return err
+	}
+	return execOK(ctx, tr, uploadScript(remote, n), r, io.Discard)
+}
+
+// uploadScript reads n bytes from stdin into a file beside remote, then renames it to remote, or fails and removes it.
+func uploadScript(remote string, n int64) string {
+	p := shellPath(remote)
+	return "t=" + p + ".part.$$; if cat > \"$t\" && [ $(wc -c < \"$t\") -eq " + strconv.FormatInt(n, 10) + " ] && mv -f \"$t\" " + p +
+		"; then exit 0; fi; rm -f \"$t\"; echo 'the upload was cut short' >&2; exit 1"
+}
+
+// sized returns how many bytes r holds, and a reader of them: a file's size or a reader's length, else r read into
+// memory.
+func sized(r io.Reader) (int64, io.Reader, error) {
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return int64(v.Len()), r, nil
+	case *os.File:
+		fi, err := v.Stat()
+		if err == nil && fi.Mode().IsRegular() {
+			pos, err := v.Seek(0, io.SeekCurrent)
+			if err == nil {
+				return fi.Size() - pos, r, nil
+			}
+		}
+	}
+	b, err := io.ReadAll(r)
+	return int64(len(b)), bytes.NewReader(b), err
+}

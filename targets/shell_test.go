@@ -247,3 +247,40 @@ func TestProbeScriptsRunHere(t *testing.T) {
 		t.Errorf("device %+v from\n%s", d, out)
 	}
 }
+
+// TestUploadScriptInARealShell: an upload through the shell gives remote its bytes whole, or fails and leaves
+// remote as it was: the same command run again late with no input (dropbear closed its first session after starting
+// it) or cut short does not truncate what a whole upload wrote, and leaves no part behind.
+func TestUploadScriptInARealShell(t *testing.T) {
+	data := []byte("#!/bin/sh\n[ -r /proc/loadavg ] && echo loaded\n" + strings.Repeat("x", 100000) + "\n")
+	for _, sh := range shells(t) {
+		t.Run(shellName(sh), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), `up dir 'q' "d"; $(touch INJECTED)`)
+			os.MkdirAll(dir, 0o755)
+			remote, cwd := filepath.Join(dir, "probe.sh"), t.TempDir()
+			upload := func(in []byte) error {
+				cmd := exec.Command(sh[0], append(sh[1:], "-c", uploadScript(remote, int64(len(data))))...)
+				cmd.Stdin = bytes.NewReader(in)
+				cmd.Dir = cwd
+				return cmd.Run()
+			}
+			if err := upload(data); err != nil {
+				t.Fatalf("a whole upload: %v", err)
+			}
+			for name, in := range map[string][]byte{"no input": nil, "cut short": data[:len(data)/2]} {
+				if err := upload(in); err == nil {
+					t.Errorf("an upload with %s succeeded", name)
+				}
+				if got, _ := os.ReadFile(remote); !bytes.Equal(got, data) {
+					t.Errorf("after an upload with %s, the file holds %d bytes, want the %d of the whole upload", name, len(got), len(data))
+				}
+			}
+			if left, _ := os.ReadDir(dir); len(left) != 1 {
+				t.Errorf("left in the directory: %v", left)
+			}
+			if ran, _ := os.ReadDir(cwd); len(ran) != 0 {
+				t.Errorf("the path was parsed by the shell: %v", ran)
+			}
+		})
+	}
+}

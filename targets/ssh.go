@@ -144,8 +144,9 @@ func (c *sshConn) session(ctx context.Context) (*ssh.Session, error) {
 }
 
 // start opens a session and starts command in it. A channel that the server closes before it answers the exec
-// request (dropbear does that to the session opened right after a failed sftp subsystem) ran nothing and read none
-// of stdin: it is tried once more.
+// request (dropbear does that, now and then, to the session opened right after a failed sftp subsystem) read none of
+// stdin, and it is tried once more. Its command may still run, late and with no input: every command sent here must
+// be harmless run twice that way (shellPush is).
 func (c *sshConn) start(ctx context.Context, command string, stdin io.Reader, stdout, stderr io.Writer) (*ssh.Session, error) {
 	for attempt := 0; ; attempt++ {
 		s, err := c.session(ctx)
@@ -244,7 +245,7 @@ func (c *sshConn) push(ctx context.Context, r io.Reader, remote string) error {
 		return err
 	}
 	if sc == nil {
-		return execOK(ctx, c, "cat > "+shellPath(remote), r, io.Discard) // dropbear has no sftp-server
+		return shellPush(ctx, c, r, remote) // dropbear has no sftp-server
 	}
 	return c.sftpDo(ctx, sc, func() error {
 		dst, err := sc.Create(remote)
