@@ -1,3 +1,6 @@
+// Package gate renders the regression gate's report: each baseline against its current artifact, as the analysis
+// judged them (analysis.Judge, analysis.JudgePaired), in text for a terminal, markdown for a CI job summary and json
+// for scripts. It decides nothing.
 package gate
 
 import (
@@ -6,14 +9,15 @@ import (
 	"io"
 	"strings"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/reports"
 )
 
 // Report is every comparison of one gate run.
 type Report struct {
-	Results []*Result `json:"results"`
-	Notes   []string  `json:"notes"`
+	Results []*analysis.Result `json:"results"`
+	Notes   []string           `json:"notes"`
 }
 
 // Regressions lists what fails the gate, as "label: case".
@@ -68,21 +72,21 @@ func (r *Report) summary() string {
 }
 
 // how says what was compared and with which thresholds.
-func (res *Result) how() string {
-	if res.Metric == Time && res.Test != "" {
+func how(res *analysis.Result) string {
+	if res.Metric == analysis.Time && res.Test != "" {
 		return fmt.Sprintf("ratio to %s %s, sign test alpha %g, min effect %s (flagged above half of it)", cases.RefCase,
 			res.Test, res.Alpha, percent(res.Threshold))
 	}
-	if res.Metric == Time {
+	if res.Metric == analysis.Time {
 		return fmt.Sprintf("median over %s, U test alpha %g, min effect %s", cases.RefCase, res.Alpha, percent(res.Threshold))
 	}
-	if res.Metric == Allocations {
+	if res.Metric == analysis.Allocations {
 		return fmt.Sprintf("allocations per op, engine and host, threshold +%g per op", res.Threshold)
 	}
 	return fmt.Sprintf("instructions per op over %s's, threshold %s", cases.RefCase, percent(res.Threshold))
 }
 
-func (res *Result) header() []string {
+func header(res *analysis.Result) []string {
 	mark := func(emulated string) string {
 		if emulated != "" {
 			return " (emulated)"
@@ -90,7 +94,7 @@ func (res *Result) header() []string {
 		return ""
 	}
 	unit := "×ref"
-	if res.Metric == Allocations {
+	if res.Metric == analysis.Allocations {
 		unit = "allocs/op"
 	}
 	return []string{"case", "baseline " + unit + mark(res.BaselineEmulated), "current " + unit + mark(res.CurrentEmulated),
@@ -98,7 +102,7 @@ func (res *Result) header() []string {
 }
 
 // sides names the two artifacts, each with why it is emulated when it is: "b.json -> c.json [emulated: ...]".
-func (res *Result) sides() string {
+func sides(res *analysis.Result) string {
 	side := func(file, emulated string) string {
 		if emulated != "" {
 			return file + " [" + emulated + "]"
@@ -109,14 +113,14 @@ func (res *Result) sides() string {
 }
 
 // rows renders the case rows as text and markdown show them, one per case in res.Cases.
-func (res *Result) rows() [][]string {
+func rows(res *analysis.Result) [][]string {
 	var rows [][]string
 	for _, c := range res.Cases {
-		row := []string{c.Case, "", "", "", "", percent(c.Threshold), res.verdictText(c)}
+		row := []string{c.Case, "", "", "", "", percent(c.Threshold), verdictText(res, c)}
 		switch {
-		case res.Metric == Allocations:
+		case res.Metric == analysis.Allocations:
 			row[5] = fmt.Sprintf("+%g", c.Threshold)
-			if c.Verdict == Same || c.Verdict == Improved || c.Verdict == Regressed {
+			if c.Verdict == analysis.Same || c.Verdict == analysis.Improved || c.Verdict == analysis.Regressed {
 				row[1], row[2], row[3] = ratio(c.Baseline), ratio(c.Current), fmt.Sprintf("%+.4g", c.Change)
 			}
 		case c.Baseline > 0:
@@ -130,9 +134,9 @@ func (res *Result) rows() [][]string {
 	return rows
 }
 
-func (res *Result) verdictText(c CaseResult) string {
+func verdictText(res *analysis.Result, c analysis.CaseResult) string {
 	v := string(c.Verdict)
-	if res.fails(c) {
+	if res.Fails(c) {
 		v = strings.ToUpper(v)
 	}
 	if c.Rerun != nil {
@@ -142,14 +146,14 @@ func (res *Result) verdictText(c CaseResult) string {
 		}
 		v += ")"
 	}
-	if c.Note != "" && c.Verdict != Same {
+	if c.Note != "" && c.Verdict != analysis.Same {
 		v += ": " + c.Note
 	}
 	return v
 }
 
 // guardLines says how each guard fared.
-func (res *Result) guardLines() []string {
+func guardLines(res *analysis.Result) []string {
 	var out []string
 	for _, g := range res.Guards {
 		var state string
@@ -168,8 +172,8 @@ func (res *Result) guardLines() []string {
 	return out
 }
 
-func (res *Result) footer() []string {
-	out := res.guardLines()
+func footer(res *analysis.Result) []string {
+	out := guardLines(res)
 	if res.Confirmation != "" {
 		out = append(out, "flagged cases rerun: "+res.Confirmation)
 	}
@@ -180,13 +184,13 @@ func (res *Result) footer() []string {
 func (r *Report) Document() *reports.Document {
 	d := &reports.Document{Summary: r.summary(), Failed: len(r.Regressions()) > 0, Notes: r.Notes}
 	for _, res := range r.Results {
-		sec := reports.Section{Title: res.Label, Intro: res.sides() + " (" + res.how() + ")", Footer: res.footer()}
-		for i, h := range res.header() {
+		sec := reports.Section{Title: res.Label, Intro: sides(res) + " (" + how(res) + ")", Footer: footer(res)}
+		for i, h := range header(res) {
 			sec.Columns = append(sec.Columns, reports.Heading{Name: h, Right: i > 0 && i < 6})
 		}
-		for i, row := range res.rows() {
+		for i, row := range rows(res) {
 			cells := reports.Entries(row...)
-			cells[6].Strong = res.fails(res.Cases[i])
+			cells[6].Strong = res.Fails(res.Cases[i])
 			sec.Rows = append(sec.Rows, cells)
 		}
 		d.Sections = append(d.Sections, sec)

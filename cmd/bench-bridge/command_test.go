@@ -22,11 +22,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/config"
-	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/history"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 	"github.com/bench-bridge/bench-bridge/runner"
@@ -375,8 +375,8 @@ func TestGateConfirmCleansUpWhenTheBuildFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &artifact.Artifact{Target: "fake-a", Program: artifact.ProgramBridge, Codec: "gone"}
-	pair := gate.Pair{Baseline: gate.Loaded{File: "base.json", Artifact: a}, Current: gate.Loaded{File: "cur.json", Artifact: a}}
-	err = confirmResult(o, c, &gate.Result{}, pair, gate.Options{Metric: gate.Time})
+	pair := analysis.Pair{Baseline: analysis.Loaded{File: "base.json", Artifact: a}, Current: analysis.Loaded{File: "cur.json", Artifact: a}}
+	err = confirmResult(o, c, &analysis.Result{}, pair, analysis.Options{Metric: analysis.Time})
 	if err == nil || !strings.Contains(err.Error(), "no binary at") {
 		t.Errorf("confirm of a bridge without its binary: %v", err)
 	}

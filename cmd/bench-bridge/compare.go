@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/config"
@@ -222,7 +223,7 @@ func compareRun(o *compareOptions) error {
 	}
 	report := &gate.Report{Notes: []string{}}
 	for i := 1; i < len(arts); i++ {
-		res, err := gate.JudgePaired(arts[0], arts[i], files[0], files[i], gopts)
+		res, err := analysis.JudgePaired(arts[0], arts[i], files[0], files[i], gopts)
 		if err != nil {
 			return errors.Join(runErr, err)
 		}
@@ -272,7 +273,7 @@ func runSession(ctx context.Context, jobs []*runner.Job, log io.Writer) ([]*arti
 }
 
 // gateThresholds are the gate's options from the config, with --alpha and --min-effect when given, checked.
-func gateThresholds(cfg *config.Config, th thresholdFlags) (gate.Options, error) {
+func gateThresholds(cfg *config.Config, th thresholdFlags) (analysis.Options, error) {
 	opts := cfg.Gate.Options()
 	// NaN and Inf parse as floats; either would switch the gate off, so each flag is checked for range and finiteness.
 	if th.alphaSet {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/cases"
@@ -117,7 +118,7 @@ func gateRun(o *gateOptions) error {
 	if o.Metric != "" {
 		opts.Metric = o.Metric
 	}
-	if !slices.Contains(gate.Metrics, opts.Metric) {
+	if !slices.Contains(analysis.Metrics, opts.Metric) {
 		return fmt.Errorf("--metric %q: want time, instructions or allocations", opts.Metric)
 	}
 	opts.AllowMissing, opts.AcrossOrigins = o.AllowMissing, o.AcrossOrigins
@@ -127,15 +128,15 @@ func gateRun(o *gateOptions) error {
 			return fmt.Errorf("--history: %w", err)
 		}
 	}
-	baselines, err := gate.Load(basePath)
+	baselines, err := analysis.Load(basePath)
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
-	current, err := gate.Load(curPath)
+	current, err := analysis.Load(curPath)
 	if err != nil {
 		return fmt.Errorf("current: %w", err)
 	}
-	pairs, notes := gate.Match(baselines, current)
+	pairs, notes := analysis.Match(baselines, current)
 	if len(pairs) == 0 {
 		return fmt.Errorf("nothing to gate: no current artifact in %s matches a baseline in %s by target, program and codec", curPath, basePath)
 	}
@@ -145,7 +146,7 @@ func gateRun(o *gateOptions) error {
 	}
 	for _, p := range pairs {
 		opts.Noise = deviceNoise(noise, p.Current.Artifact)
-		res, err := gate.Judge(p.Baseline.Artifact, p.Current.Artifact, p.Baseline.File, p.Current.File, opts)
+		res, err := analysis.Judge(p.Baseline.Artifact, p.Current.Artifact, p.Baseline.File, p.Current.File, opts)
 		if err != nil {
 			return err
 		}
@@ -167,13 +168,13 @@ func gateRun(o *gateOptions) error {
 
 // deviceNoise is what the history says of a's device and program: the least change its nightly sees per case; nil
 // without a history, or when the history has not seen that device and program.
-func deviceNoise(r *trend.Report, a *artifact.Artifact) *gate.Noise {
+func deviceNoise(r *trend.Report, a *artifact.Artifact) *analysis.Noise {
 	if r == nil {
 		return nil
 	}
 	dev := history.DeviceOf(a, "")
 	program := history.SeriesOf(a, dev.Key).Program
-	n := &gate.Noise{Device: dev.Key, Visible: map[string]float64{}}
+	n := &analysis.Noise{Device: dev.Key, Visible: map[string]float64{}}
 	for _, x := range r.Noise {
 		if x.Device == dev.Key && x.Program == program && x.Visible > 0 {
 			n.Visible[x.Case] = x.Visible
@@ -191,9 +192,9 @@ func deviceNoise(r *trend.Report, a *artifact.Artifact) *gate.Noise {
 // reruns alone and is compared with the baseline as before. The rerun's artifacts go to a temporary directory that
 // is removed, and the target it opens is closed, on every path. The rerun holds the device's lease, waiting until
 // no other run holds it.
-func confirmResult(o *gateOptions, cfg *config.Config, res *gate.Result, p gate.Pair, opts gate.Options) (err error) {
-	if opts.Metric != gate.Time {
-		what := map[string]string{gate.Instructions: "instruction", gate.Allocations: "allocation"}[opts.Metric]
+func confirmResult(o *gateOptions, cfg *config.Config, res *analysis.Result, p analysis.Pair, opts analysis.Options) (err error) {
+	if opts.Metric != analysis.Time {
+		what := map[string]string{analysis.Instructions: "instruction", analysis.Allocations: "allocation"}[opts.Metric]
 		res.Notes = append(res.Notes, "--confirm: "+what+" counts repeat exactly, there is nothing to rerun")
 		return nil
 	}
@@ -230,7 +231,7 @@ func confirmResult(o *gateOptions, cfg *config.Config, res *gate.Result, p gate.
 		if err != nil {
 			return err
 		}
-		gate.Confirm(res, base, arts[0], "the current program alone (its artifact not kept)", opts)
+		analysis.Confirm(res, base, arts[0], "the current program alone (its artifact not kept)", opts)
 		return nil
 	}
 	fmt.Fprintf(stderr, "gate: %s: rerunning %s beside the baseline's program to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
@@ -238,11 +239,11 @@ func confirmResult(o *gateOptions, cfg *config.Config, res *gate.Result, p gate.
 	if err != nil {
 		return err
 	}
-	paired, err := gate.JudgePaired(arts[0], arts[1], files[0], files[1], opts)
+	paired, err := analysis.JudgePaired(arts[0], arts[1], files[0], files[1], opts)
 	if err != nil {
 		return err
 	}
-	gate.ConfirmPaired(res, paired, "beside the baseline's program, in one session (its artifacts not kept)")
+	analysis.ConfirmPaired(res, paired, "beside the baseline's program, in one session (its artifacts not kept)")
 	return nil
 }
 

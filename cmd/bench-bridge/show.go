@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/reports"
 )
 
@@ -116,7 +116,7 @@ func showRun(o *showOptions) error {
 }
 
 // noiseNote says what a device's nightly can see: the least change per case, the most sensitive and the least.
-func noiseNote(n *gate.Noise, label string) string {
+func noiseNote(n *analysis.Noise, label string) string {
 	names := slices.Sorted(maps.Keys(n.Visible))
 	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(n.Visible[a], n.Visible[b]) })
 	lo, hi := names[0], names[len(names)-1]

@@ -1,4 +1,4 @@
-package gate
+package analysis
 
 import (
 	"fmt"
@@ -67,7 +67,7 @@ func key(a *artifact.Artifact) string {
 }
 
 // Match pairs current artifacts with baselines of the same target, program and codec. With one artifact on each side
-// they are paired whatever they are (Compare notes the difference). notes says what could not be paired.
+// they are paired whatever they are (Judge notes the difference). notes says what could not be paired.
 func Match(baselines, current []Loaded) (pairs []Pair, notes []string) {
 	if len(baselines) == 1 && len(current) == 1 {
 		return []Pair{{baselines[0], current[0]}}, nil

@@ -1,10 +1,4 @@
-// Package gate decides whether a current artifact regressed against a baseline: the regression guard of nightly CI.
-// It compares each case's ratio to ref_js_loop (which takes out how fast the machine is today), not raw times, and
-// calls a case regressed only when the change is both significant (Mann-Whitney U on the ref-normalised samples) and
-// larger than a minimum effect; with instruction counts (callgrind, the same for the same binary) it needs no
-// statistics and uses a tight threshold. Absolute guards bound a case's ratio whatever the baseline says. The package
-// reads artifacts and returns results as data; it runs nothing and prints only through its renderers.
-package gate
+package analysis
 
 import (
 	"fmt"
@@ -225,9 +219,9 @@ func (r *Result) Regressions() []string {
 	var out []string
 	for _, c := range r.Cases {
 		switch {
-		case c.Verdict == Missing && r.fails(c):
+		case c.Verdict == Missing && r.Fails(c):
 			out = append(out, c.Case+" (missing)")
-		case r.fails(c):
+		case r.Fails(c):
 			out = append(out, c.Case)
 		}
 	}
@@ -239,9 +233,9 @@ func (r *Result) Regressions() []string {
 	return out
 }
 
-// fails reports whether c fails the gate: a regression, a failure, or a case missing from a side when that is not
+// Fails reports whether c fails the gate: a regression, a failure, or a case missing from a side when that is not
 // allowed.
-func (r *Result) fails(c CaseResult) bool {
+func (r *Result) Fails(c CaseResult) bool {
 	return c.Verdict == Regressed || c.Verdict == Failed || (c.Verdict == Missing && !r.AllowMissing)
 }
 
@@ -577,7 +571,7 @@ func checkGuards(a *artifact.Artifact, guards []Guard) []GuardResult {
 }
 
 // Confirm compares the rerun of the flagged cases (an artifact of the same program on the same target, made after
-// Compare flagged them) with the baseline: a case stays regressed only when the rerun regresses too, a guard stays
+// Judge flagged them) with the baseline: a case stays regressed only when the rerun regresses too, a guard stays
 // breached only when the rerun breaches it too.
 func Confirm(r *Result, base, rerun *artifact.Artifact, rerunFile string, o Options) {
 	r.Confirmation = rerunFile
@@ -604,3 +598,6 @@ func Confirm(r *Result, base, rerun *artifact.Artifact, rerunFile string, o Opti
 		}
 	}
 }
+
+// percent prints a relative change as a percentage with three significant digits: 0.1 is "10%".
+func percent(v float64) string { return fmt.Sprintf("%.3g%%", 100*v) }
