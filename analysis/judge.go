@@ -177,6 +177,9 @@ type CaseResult struct {
 	High      float64 `json:"change_high,omitempty"`
 	Threshold float64 `json:"threshold"`
 	Note      string  `json:"note,omitempty"`
+	// UnderMinimum says the change was significant but smaller than the threshold: no change that counts. Note then
+	// says so in words ("+4.1%, under the 10% minimum").
+	UnderMinimum bool `json:"under_minimum,omitempty"`
 	// Rerun is the comparison with the confirming rerun, when there was one.
 	Rerun *CaseResult `json:"rerun,omitempty"`
 }
@@ -200,7 +203,9 @@ type Result struct {
 	Threshold float64 `json:"threshold"`
 	Alpha     float64 `json:"alpha,omitempty"`
 	// Test names the test when it is not the U test of two sessions (JudgePaired).
-	Test   string        `json:"test,omitempty"`
+	Test string `json:"test,omitempty"`
+	// Method is how the two were compared (Compare chooses it).
+	Method Method        `json:"method"`
 	Cases  []CaseResult  `json:"cases"`
 	Guards []GuardResult `json:"guards"`
 	Notes  []string      `json:"notes"`
@@ -212,6 +217,65 @@ type Result struct {
 	CurrentEmulated  string `json:"current_emulated,omitempty"`
 	// AllowMissing says a case measured on one side only does not fail the gate.
 	AllowMissing bool `json:"allow_missing,omitempty"`
+	// NotJudged, when set, says why no case could be judged and what would judge them: a gate of such a result
+	// guarded nothing, and does not pass.
+	NotJudged string `json:"not_judged,omitempty"`
+}
+
+// Method is how a Result compares its two artifacts.
+type Method string
+
+// Methods of comparison, one per kind of pair (Compare).
+const (
+	// Paired: one session, processes alternating; the sign test over the process pairs (JudgePaired).
+	Paired Method = "paired"
+	// Unpaired: one device, two sessions; the U test over the processes' ratios (Judge).
+	Unpaired Method = "unpaired"
+	// Unjudgeable: different origins; ×ref moves between them by more than a regression, so no verdict by time.
+	Unjudgeable Method = "none"
+	// Counts: instruction or allocation counts, which repeat exactly; no test.
+	Counts Method = "counts"
+)
+
+// Compare judges cur against base by the one rule that says how a pair is compared: artifacts of one session by
+// time are paired (JudgePaired); any others by Judge, which tests two sessions of one device with the U test and
+// judges none by time across origins (unless o.AcrossOrigins). Every view's comparison comes from here.
+func Compare(base, cur Loaded, o Options) (*Result, error) {
+	o = o.WithDefaults()
+	if o.Metric == Time && OneSession(base.Artifact, cur.Artifact) {
+		return JudgePaired(base.Artifact, cur.Artifact, base.File, cur.File, o)
+	}
+	return Judge(base.Artifact, cur.Artifact, base.File, cur.File, o)
+}
+
+// OneSession reports whether a and b were measured in one session, their processes alternating (compare).
+func OneSession(a, b *artifact.Artifact) bool {
+	return a.Session.ID != "" && a.Session.ID == b.Session.ID
+}
+
+// Judged reports whether r judged anything: a case compared by its test or its counts, or a guard checked.
+func (r *Result) Judged() bool {
+	judged := slices.ContainsFunc(r.Cases, func(c CaseResult) bool {
+		switch c.Verdict {
+		case Same, Improved, Regressed, Unseen, Unconfirmed, Failed:
+			return true
+		}
+		return false
+	})
+	return judged || slices.ContainsFunc(r.Guards, func(g GuardResult) bool { return !g.Missing })
+}
+
+// notJudged is why r judged nothing and what would judge it, given why its cases were not judged; "" when it
+// judged something.
+func notJudged(r *Result, why string) string {
+	if r.Judged() {
+		return ""
+	}
+	if why == "" {
+		why = "nothing judged: no case was measured on both sides; measure the same cases in both (--cases)"
+		r.Notes = append(r.Notes, why)
+	}
+	return why
 }
 
 // Regressions lists the cases and guards that fail the gate.
@@ -315,36 +379,44 @@ func Judge(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*
 		}
 		r.Cases = append(r.Cases, compareCase(base, cur, name, o))
 	}
-	if o.Metric == Time && !o.AcrossOrigins && acrossOrigins(ds) {
-		withholdTimeVerdicts(r)
+	r.Method = Unpaired
+	why := ""
+	switch {
+	case o.Metric != Time:
+		r.Method = Counts
+	case acrossOrigins(ds) && !o.AcrossOrigins:
+		r.Method = Unjudgeable
+		why = withholdTimeVerdicts(r)
 	}
 	if o.Metric == Time {
 		r.Notes = append(r.Notes, refNote(base, cur))
 	}
 	r.Guards = checkGuards(cur, o.Guards)
+	r.NotJudged = notJudged(r, why)
 	return r, nil
 }
 
-// acrossOrigins reports whether the differences reach beyond the session and the program: another device, engine,
-// compiler, flags or defines, under which ×ref itself moves.
+// acrossOrigins reports whether the differences reach beyond the session and what comparing two programs is made of
+// (artifact.BeyondPrograms): another device, engine, compiler or defines, under which ×ref itself moves.
 func acrossOrigins(ds []artifact.Difference) bool {
-	return slices.ContainsFunc(ds, func(d artifact.Difference) bool {
-		return d.Kind == artifact.DiffDevice || d.Kind == artifact.DiffEngine || (d.Kind == artifact.DiffBuild && d.What != "programs")
-	})
+	return slices.ContainsFunc(artifact.BeyondPrograms(ds), func(d artifact.Difference) bool { return d.Kind != artifact.DiffSession })
 }
 
-// withholdTimeVerdicts turns r's time verdicts into "not judged" and says what would judge them.
-func withholdTimeVerdicts(r *Result) {
+// withholdTimeVerdicts turns r's time verdicts into "not judged" and says, in a note and in what it returns, what
+// would judge them.
+func withholdTimeVerdicts(r *Result) string {
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		if c.Verdict == Same || c.Verdict == Improved || c.Verdict == Regressed || c.Verdict == Unseen {
 			c.Verdict, c.Note = Unjudged, ""
 		}
 	}
-	r.Notes = append(r.Notes, "not judged by time: ×ref moves between CPUs, compilers and QuickJS builds by more than a "+
-		"regression; judge by instruction counts (--metric instructions), rerun both on one device (--confirm, "+
-		"bench-bridge compare), or read the device's own history (bench-bridge history changes); --across-origins "+
-		"judges anyway")
+	why := "not judged by time: ×ref moves between CPUs, compilers and QuickJS builds by more than a " +
+		"regression; judge by instruction counts (--metric instructions), rerun both on one device (--confirm, " +
+		"bench-bridge compare), or read the device's own history (bench-bridge history changes); --across-origins " +
+		"judges anyway"
+	r.Notes = append(r.Notes, why)
+	return why
 }
 
 // stateShift compares the least ref_js_loop samples of base and cur when they come from one device
@@ -458,7 +530,11 @@ func compareCase(base, cur *artifact.Artifact, name string, o Options) CaseResul
 	if len(cmp.Warnings) > 0 {
 		res.Note = cmp.Warnings[0]
 	}
-	res.Verdict = verdict(stats.UnpairedThresholds(o.Alpha, res.Threshold).Tested(res.Change, p))
+	th := stats.UnpairedThresholds(o.Alpha, res.Threshold)
+	res.Verdict = verdict(th.Tested(res.Change, p))
+	if res.Verdict == Same && stats.Significant(p, o.Alpha) {
+		res.UnderMinimum, res.Note = true, fmt.Sprintf("%s, under the %s minimum", signedPercent(res.Change), percent(res.Threshold))
+	}
 	if n := o.Noise; res.Verdict == Same && n != nil && n.Visible[name] > res.Threshold {
 		res.Verdict = Unseen
 		res.Note = fmt.Sprintf("cannot see %s on %s for %s: its history sees changes of %s and more", percent(res.Threshold),
@@ -598,6 +674,9 @@ func Confirm(r *Result, base, rerun *artifact.Artifact, rerunFile string, o Opti
 		}
 	}
 }
+
+// signedPercent prints a relative change with its sign: "+4.1%".
+func signedPercent(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }
 
 // percent prints a relative change as a percentage with three significant digits: 0.1 is "10%".
 func percent(v float64) string { return fmt.Sprintf("%.3g%%", 100*v) }

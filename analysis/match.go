@@ -94,3 +94,12 @@ func Match(baselines, current []Loaded) (pairs []Pair, notes []string) {
 	sort.Slice(pairs, func(i, j int) bool { return pairs[i].Current.File < pairs[j].Current.File })
 	return pairs, notes
 }
+
+// LoadedFrom pairs artifacts with the files they came from (files[i] is arts[i]'s).
+func LoadedFrom(arts []*artifact.Artifact, files []string) []Loaded {
+	out := make([]Loaded, len(arts))
+	for i, a := range arts {
+		out[i] = Loaded{File: files[i], Artifact: a}
+	}
+	return out
+}

@@ -18,17 +18,39 @@ import (
 type Report struct {
 	Results []*analysis.Result `json:"results"`
 	Notes   []string           `json:"notes"`
+	// AllowUnjudged lets a comparison that judged nothing pass (--allow-unjudged); by default it fails the gate.
+	AllowUnjudged bool `json:"allow_unjudged,omitempty"`
 }
 
-// Regressions lists what fails the gate, as "label: case".
+// Regressions lists what fails the gate in the comparisons that judged something, as "label: case".
 func (r *Report) Regressions() []string {
 	var out []string
 	for _, res := range r.Results {
+		if !res.Judged() {
+			continue // its missing cases are why it judged nothing (Unjudged), not regressions
+		}
 		for _, c := range res.Regressions() {
 			out = append(out, res.Label+": "+c)
 		}
 	}
 	return out
+}
+
+// Unjudged lists the labels of the comparisons that judged nothing (analysis.Result.NotJudged says why): a gate of
+// them guarded nothing.
+func (r *Report) Unjudged() []string {
+	var out []string
+	for _, res := range r.Results {
+		if !res.Judged() {
+			out = append(out, res.Label)
+		}
+	}
+	return out
+}
+
+// Failed reports whether the gate fails: a regression, or a comparison that judged nothing unless that is allowed.
+func (r *Report) Failed() bool {
+	return len(r.Regressions()) > 0 || (len(r.Unjudged()) > 0 && !r.AllowUnjudged)
 }
 
 // Formats lists the formats Render accepts.
@@ -52,23 +74,37 @@ func (r *Report) JSON() any {
 	out := struct {
 		*Report
 		Regressions []string `json:"regressions"`
-	}{r, r.Regressions()}
+		Unjudged    []string `json:"not_judged"`
+	}{r, r.Regressions(), r.Unjudged()}
 	if out.Regressions == nil {
 		out.Regressions = []string{}
+	}
+	if out.Unjudged == nil {
+		out.Unjudged = []string{}
 	}
 	return out
 }
 
-// summary is the closing line: what regressed, or that nothing did.
+// summary is the closing line: what regressed, what could not be judged, or that nothing regressed.
 func (r *Report) summary() string {
-	reg := r.Regressions()
-	if len(reg) == 0 {
-		if len(r.Results) == 1 {
-			return "gate: ok, nothing regressed"
-		}
-		return fmt.Sprintf("gate: ok, nothing regressed in %d comparisons", len(r.Results))
+	reg, unjudged := r.Regressions(), r.Unjudged()
+	nothing := ""
+	if len(unjudged) > 0 {
+		nothing = fmt.Sprintf("judged nothing in %s (the notes say what would judge it)", strings.Join(unjudged, ", "))
 	}
-	return fmt.Sprintf("gate: %d regressed: %s", len(reg), strings.Join(reg, ", "))
+	switch {
+	case len(reg) > 0 && nothing != "":
+		return fmt.Sprintf("gate: %d regressed: %s; and %s", len(reg), strings.Join(reg, ", "), nothing)
+	case len(reg) > 0:
+		return fmt.Sprintf("gate: %d regressed: %s", len(reg), strings.Join(reg, ", "))
+	case nothing != "" && r.AllowUnjudged:
+		return "gate: ok by --allow-unjudged, though it " + nothing
+	case nothing != "":
+		return "gate: not passed: " + nothing + "; --allow-unjudged lets it pass"
+	case len(r.Results) == 1:
+		return "gate: ok, nothing regressed"
+	}
+	return fmt.Sprintf("gate: ok, nothing regressed in %d comparisons", len(r.Results))
 }
 
 // how says what was compared and with which thresholds.
@@ -146,7 +182,7 @@ func verdictText(res *analysis.Result, c analysis.CaseResult) string {
 		}
 		v += ")"
 	}
-	if c.Note != "" && c.Verdict != analysis.Same {
+	if c.Note != "" && (c.Verdict != analysis.Same || c.UnderMinimum) {
 		v += ": " + c.Note
 	}
 	return v
@@ -182,7 +218,7 @@ func footer(res *analysis.Result) []string {
 
 // Document is the report as text and markdown show it: a section per comparison, the notes, and the verdict.
 func (r *Report) Document() *reports.Document {
-	d := &reports.Document{Summary: r.summary(), Failed: len(r.Regressions()) > 0, Notes: r.Notes}
+	d := &reports.Document{Summary: r.summary(), Failed: r.Failed(), Notes: r.Notes}
 	for _, res := range r.Results {
 		sec := reports.Section{Title: res.Label, Intro: sides(res) + " (" + how(res) + ")", Footer: footer(res)}
 		for i, h := range header(res) {

@@ -59,21 +59,12 @@ func TestGoldenCompare(t *testing.T) {
 }
 
 // TestGoldenGate: what gate prints, in every format, of a run against itself, against the run slowed by 50%, and
-// against a run of another CPU (nothing can be judged by time).
+// against a run of another CPU (nothing can be judged by time: exit 4, or 0 with --allow-unjudged).
 func TestGoldenGate(t *testing.T) {
 	cfg := fakeBridge(t)
 	dir := t.TempDir()
-	measure := func(name string, more ...string) string {
-		out := filepath.Join(dir, name)
-		fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
-		args := append([]string{"fake-a", "--config", cfg, "--bridge", "fake", "--cases", "script_to_host_scalar",
-			"--runs", "6", "--samples", "2", "--min-time", "1ms", "--out", out}, more...)
-		if code := fs.run(args...); code != 0 {
-			t.Fatalf("%s: exit %d\n%s", name, code, fs.stderr.String())
-		}
-		return out
-	}
-	base, slow, other := measure("base.json"), measure("slow.json", "--slowdown", "0.5"), measure("other.json")
+	base := measureFake(t, cfg, dir, "base.json")
+	slow, other := measureFake(t, cfg, dir, "slow.json", "--slowdown", "0.5"), measureFake(t, cfg, dir, "other.json")
 	a, err := artifact.Read(other)
 	if err != nil {
 		t.Fatal(err)
@@ -82,10 +73,13 @@ func TestGoldenGate(t *testing.T) {
 	if err := artifact.Write(other, a); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ name, current string }{{"same", base}, {"slow", slow}, {"other-cpu", other}} {
+	for _, tc := range []struct {
+		name, current string
+		more          []string
+	}{{"same", base, nil}, {"slow", slow, nil}, {"other-cpu", other, nil}, {"other-cpu-allowed", other, []string{"--allow-unjudged"}}} {
 		for _, format := range []string{"text", "markdown", "json"} {
 			fs := newFakes(false, false)
-			code := fs.run("gate", "--config", cfg, "--format", format, base, tc.current)
+			code := fs.run(append([]string{"gate", "--config", cfg, "--format", format, base, tc.current}, tc.more...)...)
 			golden(t, "gate-"+tc.name+"-"+format, dir, "exit "+strconv.Itoa(code)+"\n"+fs.stdout.String())
 		}
 	}

@@ -32,8 +32,8 @@ func Artifact(seed uint64, noise float64, medians map[string]float64) *artifact.
 			c.SamplesNs = append(c.SamplesNs, s)
 			c.Processes = append(c.Processes, artifact.CaseProcess{Process: p, SamplesNs: []float64{s}, MedianNs: s})
 		}
-		s := stats.Summarize(c.SamplesNs, 0.95)
-		c.MedianNs, c.PILowNs, c.PIHighNs = s.Median, s.Low, s.High
+		s := stats.PredictionInterval(c.SamplesNs, stats.Level)
+		c.MedianNs, c.PILowNs, c.PIHighNs, c.PILevel = s.Median, s.Low, s.High, s.Level
 		a.Cases = append(a.Cases, c)
 	}
 	for p := range 10 {
