@@ -2,11 +2,11 @@ package reports
 
 import (
 	"bytes"
-	"github.com/bench-bridge/bench-bridge/analysis"
 	"image/png"
 	"strings"
 	"testing"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
 )
 

@@ -3,12 +3,14 @@ package reports
 import (
 	"bytes"
 	"flag"
-	"github.com/bench-bridge/bench-bridge/analysis"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bench-bridge/bench-bridge/analysis"
+	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -76,5 +78,24 @@ func TestRenderInstructions(t *testing.T) {
 	out := buf.String()
 	if !strings.Contains(out, "| per ms | instr/op |") || !strings.Contains(out, "| 19,048 |") {
 		t.Errorf("no instructions column:\n%s", out)
+	}
+}
+
+// Every format renders the same table, notes included: show --history's noise reaches json, html, csv and benchstat
+// as it reaches text.
+func TestEveryFormatHasTheNotes(t *testing.T) {
+	files := []string{"testdata/json.json"}
+	noise := func(*artifact.Artifact) *analysis.Noise {
+		return &analysis.Noise{Device: "dev", Visible: map[string]float64{"callback": 0.2}}
+	}
+	table := analysis.Build(analysis.LoadedFrom(artsOf(t, files...), files), analysis.Options{}, noise)
+	for _, format := range Formats {
+		var buf bytes.Buffer
+		if err := Render(&buf, table, format); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), "history of dev: its nightly sees changes of 20.0% (callback)") {
+			t.Errorf("%s: no noise note:\n%s", format, buf.String())
+		}
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -226,14 +225,11 @@ func compareRun(o *compareOptions) error {
 		return errors.Join(runErr, reports.Render(o.IO.Out, table, "text"))
 	}
 	// The paired comparisons below the table are the table's own: one verdict per pair, wherever it is shown.
-	report := &gate.Report{Notes: []string{}, AllowUnjudged: o.AllowUnjudged}
-	for _, col := range table.Columns[1:] {
-		if col.Comparison == nil {
-			return errors.Join(runErr, fmt.Errorf("%s: %s", col.File, col.NotCompared))
-		}
-		report.Results = append(report.Results, col.Comparison)
+	report, err := gate.TableReport(table, o.AllowUnjudged)
+	if err != nil {
+		return errors.Join(runErr, err)
 	}
-	if err := renderCompare(o.IO.Out, table, report, o.Format); err != nil {
+	if err := gate.RenderCompare(o.IO.Out, table, report, o.Format); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -243,20 +239,6 @@ func compareRun(o *compareOptions) error {
 		return gateOutcome(report)
 	}
 	return nil
-}
-
-// renderCompare writes the programs' table and their paired comparisons as one document, or for json one object
-// holding both.
-func renderCompare(w io.Writer, table *analysis.Table, report *gate.Report, format string) error {
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Table  *analysis.Table `json:"table"`
-			Paired any             `json:"paired"`
-		}{table, report.JSON()})
-	}
-	return reports.Join(reports.TableDocument(table), report.Document()).Render(w, format)
 }
 
 // runSession measures jobs in one session and returns the artifacts it wrote, with their files, and its error.
