@@ -113,6 +113,9 @@ func how(res *analysis.Result) string {
 		return fmt.Sprintf("ratio to %s %s, sign test alpha %g, min effect %s (flagged above half of it)", cases.RefCase,
 			res.Test, res.Alpha, percent(res.Threshold))
 	}
+	if res.Method == analysis.Unjudgeable {
+		return fmt.Sprintf("ratio to %s, not judged by time: different origins", cases.RefCase)
+	}
 	if res.Metric == analysis.Time {
 		return fmt.Sprintf("median over %s, U test alpha %g, min effect %s", cases.RefCase, res.Alpha, percent(res.Threshold))
 	}
@@ -162,7 +165,7 @@ func rows(res *analysis.Result) [][]string {
 		case c.Baseline > 0:
 			row[1], row[2], row[3] = ratio(c.Baseline), ratio(c.Current), signedPercent(c.Change)
 		}
-		if c.P != nil {
+		if c.P != nil && c.Verdict != analysis.Unjudged { // a test that decides nothing shows no p
 			row[4] = fmt.Sprintf("%.3f", *c.P)
 		}
 		rows = append(rows, row)
