@@ -208,7 +208,8 @@ type Result struct {
 	Method Method        `json:"method"`
 	Cases  []CaseResult  `json:"cases"`
 	Guards []GuardResult `json:"guards"`
-	Notes  []string      `json:"notes"`
+	// Notes say what limits the comparison and what a reader must know about it, as typed values.
+	Notes []Warning `json:"notes"`
 	// Confirmation is the rerun's artifact, when --confirm reran flagged cases.
 	Confirmation string `json:"confirmation,omitempty"`
 	// BaselineEmulated and CurrentEmulated say, when that side ran under an emulator, so and why
@@ -273,7 +274,7 @@ func notJudged(r *Result, why string) string {
 	}
 	if why == "" {
 		why = "nothing judged: no case was measured on both sides; measure the same cases in both (--cases)"
-		r.Notes = append(r.Notes, why)
+		r.Notes = append(r.Notes, Warning{Kind: NotJudged, Text: why})
 	}
 	return why
 }
@@ -326,7 +327,7 @@ func Judge(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*
 		return nil, err
 	}
 	r := &Result{Label: cur.Label(), Baseline: baseFile, Current: curFile, Metric: o.Metric, Cases: []CaseResult{},
-		Guards: []GuardResult{}, Notes: []string{}}
+		Guards: []GuardResult{}, Notes: []Warning{}}
 	switch o.Metric {
 	case Time:
 		r.Alpha, r.Threshold = o.Alpha, o.MinEffect
@@ -355,14 +356,15 @@ func Judge(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*
 		}
 	}
 	if base.Target != cur.Target || base.Label() != cur.Label() {
-		r.Notes = append(r.Notes, fmt.Sprintf("comparing %s (baseline) with %s (current)", base.Label(), cur.Label()))
+		r.Notes = append(r.Notes, Warning{Kind: Sides, Text: fmt.Sprintf("comparing %s (baseline) with %s (current)", base.Label(), cur.Label())})
 	}
 	if !cur.Complete {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s is an incomplete run: %d cases measured, %d failed", curFile, len(cur.Cases), len(cur.Failures)))
+		r.Notes = append(r.Notes, Warning{Kind: Incomplete, Artifact: curFile,
+			Text: fmt.Sprintf("incomplete run: %d cases measured, %d failed", len(cur.Cases), len(cur.Failures))})
 	}
 	for _, side := range sides {
 		if note := side.a.MarkedNote(); note != "" {
-			r.Notes = append(r.Notes, fmt.Sprintf("warning: %s: %s", side.file, note))
+			r.Notes = append(r.Notes, Warning{Kind: Marked, Artifact: side.file, Text: note})
 		}
 	}
 	r.BaselineEmulated, r.CurrentEmulated = base.Device.Emulation(), cur.Device.Emulation()
@@ -370,7 +372,7 @@ func Judge(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*
 	// line says how, since only the ratio then means anything. Sessions always differ here: that is what ×ref is for.
 	ds := slices.DeleteFunc(artifact.Differences(base, cur), func(d artifact.Difference) bool { return d.Kind == artifact.DiffSession })
 	if len(ds) > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("warning: %s and %s come from %s: comparing ×ref only", baseFile, curFile, artifact.Describe(ds)))
+		r.Notes = append(r.Notes, Warning{Kind: Origin, Text: fmt.Sprintf("%s and %s come from %s: comparing ×ref only", baseFile, curFile, artifact.Describe(ds))})
 	}
 	r.AllowMissing = o.AllowMissing
 	for _, name := range order(base, cur) {
@@ -415,7 +417,7 @@ func withholdTimeVerdicts(r *Result) string {
 		"regression; judge by instruction counts (--metric instructions), rerun both on one device (--confirm, " +
 		"bench-bridge compare), or read the device's own history (bench-bridge history changes); --across-origins " +
 		"judges anyway"
-	r.Notes = append(r.Notes, why)
+	r.Notes = append(r.Notes, Warning{Kind: NotJudged, Text: why})
 	return why
 }
 
@@ -430,13 +432,13 @@ func stateShift(base, cur *artifact.Artifact) stats.Shift {
 // refNote says how fast ref_js_loop ran in each run: the machine's speed, which every ratio divides out. When one
 // run never reached the other's speed on one device (stateShift), it warns instead, naming the slow side: a slow
 // baseline can hide a regression, a slow current run flag a case that did not change.
-func refNote(base, cur *artifact.Artifact) string {
+func refNote(base, cur *artifact.Artifact) Warning {
 	shift := stateShift(base, cur)
 	lb, lc := shift.LeastA, shift.LeastB
 	if !shift.Shifted {
 		b, c := base.RefMedian(), cur.RefMedian()
-		return fmt.Sprintf("%s took %s/op in the current run, %s in the baseline (x%.2f): the machine's speed, taken "+
-			"out of every ratio", cases.RefCase, artifact.FormatNs(c), artifact.FormatNs(b), stats.Ratio(c, b))
+		return Warning{Kind: Speed, Text: fmt.Sprintf("%s took %s/op in the current run, %s in the baseline (x%.2f): the "+
+			"machine's speed, taken out of every ratio", cases.RefCase, artifact.FormatNs(c), artifact.FormatNs(b), stats.Ratio(c, b))}
 	}
 	what := "The baseline never ran at the current run's speed, so a regression can hide behind it: measure a new " +
 		"baseline, or the two programs in one session (bench-bridge compare)."
@@ -444,9 +446,9 @@ func refNote(base, cur *artifact.Artifact) string {
 		what = "The current run never ran at the baseline's speed, so a case can be flagged that did not change: " +
 			"--confirm reruns what is flagged beside the baseline's program."
 	}
-	return fmt.Sprintf("warning: %s's least sample was %s in the baseline and %s in the current run (x%.2f), on one "+
-		"device; in a state that slow the ratios change too (docs/gate.md). %s", cases.RefCase, artifact.FormatNs(lb),
-		artifact.FormatNs(lc), stats.Ratio(lc, lb), what)
+	return Warning{Kind: StateShift, Text: fmt.Sprintf("%s's least sample was %s in the baseline and %s in the current "+
+		"run (x%.2f), on one device; in a state that slow the ratios change too (docs/gate.md). %s", cases.RefCase,
+		artifact.FormatNs(lb), artifact.FormatNs(lc), stats.Ratio(lc, lb), what)}
 }
 
 // comparableCounts refuses instruction counts of different builds: another compiler or QuickJS counts differently.

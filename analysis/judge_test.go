@@ -193,7 +193,7 @@ func TestFailedCaseRegresses(t *testing.T) {
 	}
 	c.Complete = false
 	r, _ = Judge(fake(t, 1, 0.02, base), c, "b", "c", Options{}.WithDefaults())
-	if !strings.Contains(strings.Join(r.Notes, "\n"), "c is an incomplete run: 3 cases measured, 1 failed") {
+	if !strings.Contains(lines(r.Notes), "c: incomplete run: 3 cases measured, 1 failed") {
 		t.Errorf("notes %v", r.Notes)
 	}
 }
@@ -286,7 +286,7 @@ func TestRefNoteWarnsOfAnotherState(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			notes := strings.Join(r.Notes, "\n")
+			notes := lines(r.Notes)
 			if !strings.Contains(notes, tt.want) {
 				t.Errorf("notes %q, want one that says %q", notes, tt.want)
 			}
@@ -331,8 +331,8 @@ func TestAcrossOriginsIsNotJudgedByTime(t *testing.T) {
 		if got := verdicts(r)["callback"]; got != want || (len(r.Regressions()) == 0) == across {
 			t.Errorf("across origins %v: callback %s, want %s; regressions %q", across, got, want, r.Regressions())
 		}
-		if !across && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "--metric instructions") }) {
-			t.Errorf("no note on what would judge: %q", r.Notes)
+		if !across && !slices.ContainsFunc(r.Notes, func(n Warning) bool { return n.Kind == NotJudged && strings.Contains(n.Text, "--metric instructions") }) {
+			t.Errorf("no note on what would judge: %v", r.Notes)
 		}
 	}
 }

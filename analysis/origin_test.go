@@ -66,8 +66,8 @@ func TestJudgeNamesDifferentOriginsAndEmulation(t *testing.T) {
 	}
 	var warnings []string
 	for _, n := range r.Notes {
-		if strings.HasPrefix(n, "warning: ") {
-			warnings = append(warnings, n)
+		if n.Kind.IsWarning() {
+			warnings = append(warnings, n.String())
 		}
 	}
 	want := "warning: A.json and B.json come from different CPUs (Intel Xeon Processor, AMD EPYC 7B13), emulation " +
@@ -79,8 +79,8 @@ func TestJudgeNamesDifferentOriginsAndEmulation(t *testing.T) {
 	// The same device: no warning.
 	r, _ = Judge(fake(t, 1, 0.02, base), fake(t, 2, 0.02, base), "A.json", "B.json", Options{}.WithDefaults())
 	for _, n := range r.Notes {
-		if strings.HasPrefix(n, "warning: ") {
-			t.Errorf("same device: %q", n)
+		if n.Kind == Origin {
+			t.Errorf("same device: %v", n)
 		}
 	}
 }

@@ -22,7 +22,7 @@ func JudgePaired(base, cur *artifact.Artifact, baseFile, curFile string, o Optio
 			baseFile, curFile, base.Session.ID, cur.Session.ID)
 	}
 	r := &Result{Label: cur.Label(), Baseline: baseFile, Current: curFile, Metric: Time, Alpha: o.Alpha,
-		Threshold: o.MinEffect, Cases: []CaseResult{}, Guards: []GuardResult{}, Notes: []string{},
+		Threshold: o.MinEffect, Cases: []CaseResult{}, Guards: []GuardResult{}, Notes: []Warning{},
 		Test: fmt.Sprintf("paired over the process pairs of session %s", cur.Session.ID), Method: Paired}
 	for _, name := range order(base, cur) {
 		if name == cases.RefCase {
@@ -36,7 +36,7 @@ func JudgePaired(base, cur *artifact.Artifact, baseFile, curFile string, o Optio
 		if least := stats.LeastSignP(n); n > 0 && !stats.Significant(least, o.Alpha) {
 			why = fmt.Sprintf("%d pairs: a sign test cannot reach alpha %g with so few (at best p=%.3f), "+
 				"so nothing can be judged; raise --runs", n, o.Alpha, least)
-			r.Notes = append(r.Notes, why)
+			r.Notes = append(r.Notes, Warning{Kind: NotJudged, Text: why})
 			for i := range r.Cases {
 				if c := &r.Cases[i]; c.Verdict == Same {
 					c.Verdict = Unjudged

@@ -37,23 +37,45 @@ const (
 	UnderMinimum Kind = "under-minimum"
 	// NoComparison: a column could not be compared with the first at all (the error says why).
 	NoComparison Kind = "no-comparison"
+	// Sides: which artifacts a gate compares, when their labels differ.
+	Sides Kind = "sides"
+	// Speed: how fast ref_js_loop ran in each run, the machine's speed that every ratio divides out.
+	Speed Kind = "speed"
+	// NotJudged: why a comparison judged nothing, and what would judge it.
+	NotJudged Kind = "not-judged"
+	// Confirmation: how --confirm reran the flagged cases, or why it did not.
+	Confirmation Kind = "confirmation"
 )
 
-// Warning is one line a view shows under the table: what limits the comparison, or what a reader must know about
-// one artifact.
+// IsWarning reports whether a warning of kind k limits the comparison itself: the views open its line with
+// "warning: ".
+func (k Kind) IsWarning() bool {
+	switch k {
+	case Origin, StateShift, NoInterval, Unstable, Marked:
+		return true
+	}
+	return false
+}
+
+// Warning is one line a view shows under a table or a comparison: what limits the comparison, or what a reader must
+// know about one artifact.
 type Warning struct {
 	Kind Kind `json:"kind"`
-	// Artifact is the label of the artifact it concerns; empty when it concerns the comparison as a whole.
+	// Artifact is the label (or file) of the artifact it concerns; empty when it concerns the comparison as a whole.
 	Artifact string `json:"artifact,omitempty"`
 	Text     string `json:"text"`
 }
 
-// String is the line as the views print it: "warning: TEXT" about the comparison, "LABEL: TEXT" about an artifact.
+// String is the line as the views print it: "[warning: ][ARTIFACT: ]TEXT", the prefix for kinds that IsWarning.
 func (w Warning) String() string {
-	if w.Artifact == "" {
-		return "warning: " + w.Text
+	s := w.Text
+	if w.Artifact != "" {
+		s = w.Artifact + ": " + s
 	}
-	return w.Artifact + ": " + w.Text
+	if w.Kind.IsWarning() {
+		s = "warning: " + s
+	}
+	return s
 }
 
 // recomputed reports whether an artifact's recorded warning is one the analysis computes again from the numbers (the

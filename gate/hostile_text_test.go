@@ -19,7 +19,7 @@ func TestRenderStripsControlCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Label += hostile
-	r.Notes = append(r.Notes, hostile)
+	r.Notes = append(r.Notes, analysis.Warning{Kind: analysis.Sides, Text: hostile})
 	report := &Report{Results: []*analysis.Result{r}, Notes: []string{hostile}}
 	for _, format := range []string{"text", "markdown"} {
 		var out bytes.Buffer

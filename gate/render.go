@@ -216,7 +216,10 @@ func footer(res *analysis.Result) []string {
 	if res.Confirmation != "" {
 		out = append(out, "flagged cases rerun: "+res.Confirmation)
 	}
-	return append(out, res.Notes...)
+	for _, n := range res.Notes {
+		out = append(out, n.String())
+	}
+	return out
 }
 
 // Document is the report as text and markdown show it: a section per comparison, the notes, and the verdict.

@@ -218,7 +218,7 @@ func deviceNoise(r *trend.Report, a *artifact.Artifact) *analysis.Noise {
 func confirmResult(o *gateOptions, cfg *config.Config, res *analysis.Result, p analysis.Pair, opts analysis.Options) (err error) {
 	if opts.Metric != analysis.Time {
 		what := map[string]string{analysis.Instructions: "instruction", analysis.Allocations: "allocation"}[opts.Metric]
-		res.Notes = append(res.Notes, "--confirm: "+what+" counts repeat exactly, there is nothing to rerun")
+		res.Notes = append(res.Notes, analysis.Warning{Kind: analysis.Confirmation, Text: "--confirm: " + what + " counts repeat exactly, there is nothing to rerun"})
 		return nil
 	}
 	ctx, stderr := o.ctx, o.IO.ErrOut
@@ -248,7 +248,7 @@ func confirmResult(o *gateOptions, cfg *config.Config, res *analysis.Result, p a
 		return err
 	}
 	if why := buildableBaseline(ctx, baseJob, base); why != "" {
-		res.Notes = append(res.Notes, "--confirm: "+why+": the current program reran alone")
+		res.Notes = append(res.Notes, analysis.Warning{Kind: analysis.Confirmation, Text: "--confirm: " + why + ": the current program reran alone"})
 		fmt.Fprintf(stderr, "gate: %s: rerunning %s to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
 		arts, _, err := runSession(ctx, []*runner.Job{curJob}, stderr)
 		if err != nil {
