@@ -369,7 +369,7 @@ func Judge(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*
 	}
 	r.BaselineEmulated, r.CurrentEmulated = base.Device.Emulation(), cur.Device.Emulation()
 	// The gate compares ratios to ref_js_loop whatever the two are; when their devices, engines or builds differ, one
-	// line says how, since only the ratio then means anything. Sessions always differ here: that is what ×ref is for.
+	// line says how, since only the ratio then means anything. Sessions are left out: ×ref is what takes them out.
 	ds := slices.DeleteFunc(artifact.Differences(base, cur), func(d artifact.Difference) bool { return d.Kind == artifact.DiffSession })
 	if len(ds) > 0 {
 		r.Notes = append(r.Notes, Warning{Kind: Origin, Text: fmt.Sprintf("%s and %s come from %s: comparing ×ref only", baseFile, curFile, artifact.Describe(ds))})
