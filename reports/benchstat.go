@@ -11,7 +11,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
-// exportBenchstat writes every sample of arts (read from files) in the Go benchmark format, which
+// renderBenchstat writes every sample of the table's artifacts in the Go benchmark format, which
 // golang.org/x/perf/cmd/benchstat reads: one block per artifact, opened by an "artifact: LABEL" configuration line, then one line per sample,
 //
 //	BenchmarkCase/script_to_host_scalar  11864  1250.3 ns/op  19041 instr/op  1050 B/op  24 allocs/op
