@@ -244,7 +244,7 @@ func TestLoadAndMatchDirectories(t *testing.T) {
 			t.Errorf("paired %s with %s", p.Baseline.File, p.Current.File)
 		}
 	}
-	joined := strings.Join(notes, "\n")
+	joined := lines(notes)
 	if !strings.Contains(joined, "linux-fast.json (fast linux): no baseline") || !strings.Contains(joined, "android.json (json android): baseline without") {
 		t.Errorf("notes:\n%s", joined)
 	}

@@ -45,6 +45,8 @@ const (
 	NotJudged Kind = "not-judged"
 	// Confirmation: how --confirm reran the flagged cases, or why it did not.
 	Confirmation Kind = "confirmation"
+	// Unmatched: an artifact without its counterpart on the other side of a gate (Match): not gated.
+	Unmatched Kind = "unmatched"
 )
 
 // IsWarning reports whether a warning of kind k limits the comparison itself: the views open its line with

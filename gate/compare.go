@@ -14,7 +14,7 @@ import (
 // after the first against the first, as compare shows them below its table, so that a pair has one verdict in both.
 // It fails, naming the column's file, when a column could not be compared at all.
 func TableReport(t *analysis.Table, allowUnjudged bool) (*Report, error) {
-	r := &Report{Notes: []string{}, AllowUnjudged: allowUnjudged}
+	r := &Report{Notes: []analysis.Warning{}, AllowUnjudged: allowUnjudged}
 	for _, col := range t.Columns[1:] {
 		if col.Comparison == nil {
 			return nil, fmt.Errorf("%s: %s", col.File, col.NotCompared)

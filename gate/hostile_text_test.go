@@ -20,7 +20,7 @@ func TestRenderStripsControlCharacters(t *testing.T) {
 	}
 	r.Label += hostile
 	r.Notes = append(r.Notes, analysis.Warning{Kind: analysis.Sides, Text: hostile})
-	report := &Report{Results: []*analysis.Result{r}, Notes: []string{hostile}}
+	report := &Report{Results: []*analysis.Result{r}, Notes: []analysis.Warning{{Kind: analysis.Unmatched, Artifact: hostile, Text: hostile}}}
 	for _, format := range []string{"text", "markdown"} {
 		var out bytes.Buffer
 		if err := Render(&out, report, format); err != nil {

@@ -17,7 +17,7 @@ import (
 // Report is every comparison of one gate run.
 type Report struct {
 	Results []*analysis.Result `json:"results"`
-	Notes   []string           `json:"notes"`
+	Notes   []analysis.Warning `json:"notes"`
 	// AllowUnjudged lets a comparison that judged nothing pass (--allow-unjudged); by default it fails the gate.
 	AllowUnjudged bool `json:"allow_unjudged,omitempty"`
 }
@@ -216,15 +216,12 @@ func footer(res *analysis.Result) []string {
 	if res.Confirmation != "" {
 		out = append(out, "flagged cases rerun: "+res.Confirmation)
 	}
-	for _, n := range res.Notes {
-		out = append(out, n.String())
-	}
-	return out
+	return append(out, lines(res.Notes)...)
 }
 
 // Document is the report as text and markdown show it: a section per comparison, the notes, and the verdict.
 func (r *Report) Document() *reports.Document {
-	d := &reports.Document{Summary: r.summary(), Failed: r.Failed(), Notes: r.Notes}
+	d := &reports.Document{Summary: r.summary(), Failed: r.Failed(), Notes: lines(r.Notes)}
 	for _, res := range r.Results {
 		sec := reports.Section{Title: res.Label, Intro: sides(res) + " (" + how(res) + ")", Footer: footer(res)}
 		for i, h := range header(res) {
@@ -251,3 +248,12 @@ func ratio(v float64) string {
 func percent(v float64) string { return fmt.Sprintf("%.3g%%", 100*v) }
 
 func signedPercent(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }
+
+// lines are notes as the views print them, one a line (analysis.Warning.String).
+func lines(notes []analysis.Warning) []string {
+	var out []string
+	for _, n := range notes {
+		out = append(out, n.String())
+	}
+	return out
+}

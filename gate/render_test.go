@@ -17,7 +17,7 @@ func TestRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report := &Report{Results: []*analysis.Result{r}, Notes: []string{}}
+	report := &Report{Results: []*analysis.Result{r}, Notes: []analysis.Warning{}}
 	out := renderedWith(t, report, map[string][]string{
 		"text":     {"json linux: b.json -> c.json", "callback", "REGRESSED", "guard callback over ref_js_loop at most 100", "gate: 1 regressed: json linux: callback"},
 		"markdown": {"## ❌ gate: 1 regressed", "| `callback` |", "**REGRESSED**", "- guard callback"},
@@ -39,7 +39,7 @@ func TestRenderAllocations(t *testing.T) {
 			{Case: "script_to_host_scalar", Verdict: analysis.Regressed, Baseline: 0, Current: 1, Change: 1, Threshold: 0.5},
 			{Case: "callback", Verdict: analysis.Same, Baseline: 21, Current: 23, Change: 2, Threshold: 2},
 		}}
-	out := renderedWith(t, &Report{Results: []*analysis.Result{r}, Notes: []string{}}, map[string][]string{
+	out := renderedWith(t, &Report{Results: []*analysis.Result{r}, Notes: []analysis.Warning{}}, map[string][]string{
 		"text": {"allocations per op, engine and host, threshold +0.5 per op", "baseline allocs/op", "+1", "+2"},
 		"json": {`"metric": "allocations"`},
 	})
@@ -59,7 +59,7 @@ func TestRenderNamesDifferentOriginsAndEmulation(t *testing.T) {
 	}
 	want := "warning: A.json and B.json come from different CPUs (Intel Xeon Processor, AMD EPYC 7B13), emulation " +
 		"(native, emulated: arm program on an x86_64 kernel): comparing ×ref only"
-	out := renderedWith(t, &Report{Results: []*analysis.Result{r}, Notes: []string{}}, map[string][]string{
+	out := renderedWith(t, &Report{Results: []*analysis.Result{r}, Notes: []analysis.Warning{}}, map[string][]string{
 		"text":     {"json linux: A.json -> B.json [emulated: arm program on an x86_64 kernel] (", "current ×ref (emulated)", want},
 		"markdown": {"\nA.json -> B.json [emulated: arm program on an x86_64 kernel] (", "| current ×ref (emulated) |", "- " + want},
 		"json":     {`"current_emulated": "emulated: arm program on an x86_64 kernel"`},

@@ -168,7 +168,7 @@ func gateRun(o *gateOptions) error {
 	}
 	report := &gate.Report{Notes: notes, AllowUnjudged: o.AllowUnjudged}
 	if report.Notes == nil {
-		report.Notes = []string{}
+		report.Notes = []analysis.Warning{}
 	}
 	for _, p := range pairs {
 		opts.Noise = deviceNoise(noise, p.Current.Artifact)
