@@ -354,3 +354,21 @@ func TestNoiseThatHidesTheThreshold(t *testing.T) {
 		}
 	}
 }
+
+// A comparison with no case measured on both sides judges nothing, and says what would judge it; its missing cases
+// are why, not regressions of their own.
+func TestNoCaseInCommonJudgesNothing(t *testing.T) {
+	b := fake(t, 1, 0.02, map[string]float64{cases.RefCase: 25, "callback": 1250})
+	c := fake(t, 2, 0.02, map[string]float64{cases.RefCase: 25, "script_to_host_scalar": 1250})
+	r, err := Judge(b, c, "b.json", "c.json", Options{}.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Judged() || !strings.Contains(r.NotJudged, "no case was measured on both sides") {
+		t.Errorf("judged %v, not judged %q", r.Judged(), r.NotJudged)
+	}
+	r, _ = Judge(b, b, "b.json", "b.json", Options{}.WithDefaults())
+	if !r.Judged() || r.NotJudged != "" {
+		t.Errorf("an artifact against itself: judged %v, not judged %q", r.Judged(), r.NotJudged)
+	}
+}

@@ -515,6 +515,23 @@ func TestCompareOnTheFakeTarget(t *testing.T) {
 	}
 }
 
+// TestCompareGateJudgingNothing: with 4 rounds a sign test cannot reach alpha 0.05, so compare --gate judges nothing
+// even of a 50% slowdown: exit 4, not a pass, and 0 with --allow-unjudged.
+func TestCompareGateJudgingNothing(t *testing.T) {
+	cfg := fakeBridge(t)
+	for _, tc := range []struct {
+		more []string
+		code int
+	}{{nil, exitUnjudged}, {[]string{"--allow-unjudged"}, 0}} {
+		fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
+		args := append([]string{"compare", "fake-a", "fake", "fake:slowdown=0.5", "--config", cfg, "--cases", "script_to_host_scalar",
+			"--runs", "4", "--samples", "1", "--min-time", "1ms", "--out", t.TempDir(), "--gate"}, tc.more...)
+		if code := fs.run(args...); code != tc.code || !strings.Contains(fs.stdout.String(), "raise --runs") {
+			t.Errorf("%q: exit %d, want %d and what would judge it\n%s%s", tc.more, code, tc.code, fs.stdout.String(), fs.stderr.String())
+		}
+	}
+}
+
 // TestCompareRefusesBeforeMeasuring: compare's bad programs and flags exit 1 with the fix, before a target opens.
 func TestCompareRefusesBeforeMeasuring(t *testing.T) {
 	cfg := fakeBridge(t)
