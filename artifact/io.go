@@ -208,7 +208,7 @@ func fillProtocol1RefSamples(a *Artifact) {
 	}
 }
 
-// refCase is the reference case (cases.RefCase; this package imports nothing of the tool's).
+// refCase is cases.RefCase written out: of the tool's packages, this one imports only stats.
 const refCase = "ref_js_loop"
 
 // describe turns a decoding error into one that says where the input broke.

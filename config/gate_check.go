@@ -6,8 +6,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
@@ -22,7 +22,7 @@ func (g *Gate) check() error {
 	if err := checkEffects("gate", g.MinEffect, g.InstructionsThreshold, g.AllocationsThreshold); err != nil {
 		return err
 	}
-	if g.Metric != "" && !slices.Contains(gate.Metrics, g.Metric) {
+	if g.Metric != "" && !slices.Contains(analysis.Metrics, g.Metric) {
 		return fmt.Errorf("gate.metric is %q, want time, instructions or allocations", g.Metric)
 	}
 	for _, name := range slices.Sorted(maps.Keys(g.Cases)) {
@@ -60,18 +60,18 @@ func checkEffects(section string, minEffect, instructionsThreshold, allocationsT
 }
 
 // Options converts the section into the gate's options, with the gate's defaults where it leaves a setting out.
-func (g Gate) Options() gate.Options {
-	o := gate.Options{Metric: g.Metric, Alpha: g.Alpha, MinEffect: g.MinEffect, InstructionsThreshold: g.InstructionsThreshold,
+func (g Gate) Options() analysis.Options {
+	o := analysis.Options{Metric: g.Metric, Alpha: g.Alpha, MinEffect: g.MinEffect, InstructionsThreshold: g.InstructionsThreshold,
 		AllocationsThreshold: g.AllocationsThreshold}
 	if len(g.Cases) > 0 {
-		o.Cases = map[string]gate.CaseOptions{}
+		o.Cases = map[string]analysis.CaseOptions{}
 		for name, c := range g.Cases {
-			o.Cases[name] = gate.CaseOptions{MinEffect: c.MinEffect, InstructionsThreshold: c.InstructionsThreshold,
+			o.Cases[name] = analysis.CaseOptions{MinEffect: c.MinEffect, InstructionsThreshold: c.InstructionsThreshold,
 				AllocationsThreshold: c.AllocationsThreshold, Skip: c.Skip}
 		}
 	}
 	for _, gd := range g.Guards {
-		o.Guards = append(o.Guards, gate.Guard{Case: gd.Case, MaxRatioToRef: gd.MaxRatioToRef, Target: gd.Target, Codec: gd.Codec})
+		o.Guards = append(o.Guards, analysis.Guard{Case: gd.Case, MaxRatioToRef: gd.MaxRatioToRef, Target: gd.Target, Codec: gd.Codec})
 	}
 	return o.WithDefaults()
 }

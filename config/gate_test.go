@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bench-bridge/bench-bridge/gate"
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
@@ -88,14 +88,14 @@ codec = "json"
 		t.Fatal(err)
 	}
 	o := c.Gate.Options()
-	want := gate.Options{Metric: gate.Time, Alpha: stats.DefaultAlpha, MinEffect: 0.15,
-		InstructionsThreshold: gate.DefaultInstructionsThreshold, AllocationsThreshold: gate.DefaultAllocationsThreshold,
-		Cases:  map[string]gate.CaseOptions{"bytes_64k": {MinEffect: 0.30, Skip: true}},
-		Guards: []gate.Guard{{Case: "script_to_host_scalar", MaxRatioToRef: 60, Target: "pi", Codec: "json"}}}
+	want := analysis.Options{Metric: analysis.Time, Alpha: stats.DefaultAlpha, MinEffect: 0.15,
+		InstructionsThreshold: analysis.DefaultInstructionsThreshold, AllocationsThreshold: analysis.DefaultAllocationsThreshold,
+		Cases:  map[string]analysis.CaseOptions{"bytes_64k": {MinEffect: 0.30, Skip: true}},
+		Guards: []analysis.Guard{{Case: "script_to_host_scalar", MaxRatioToRef: 60, Target: "pi", Codec: "json"}}}
 	if !reflect.DeepEqual(o, want) {
 		t.Errorf("Options() = %+v\nwant %+v", o, want)
 	}
-	if empty := (Gate{}).Options(); !reflect.DeepEqual(empty, gate.Options{}.WithDefaults()) || empty.MinEffect != gate.DefaultMinEffect {
+	if empty := (Gate{}).Options(); !reflect.DeepEqual(empty, analysis.Options{}.WithDefaults()) || empty.MinEffect != analysis.DefaultMinEffect {
 		t.Errorf("an empty section: %+v, want the gate's defaults", empty)
 	}
 }

@@ -1,3 +1,6 @@
+// Package gate renders the regression gate's report: each baseline against its current artifact, as the analysis
+// judged them (analysis.Judge, analysis.JudgePaired), in text for a terminal, markdown for a CI job summary and json
+// for scripts. It decides nothing.
 package gate
 
 import (
@@ -6,25 +9,48 @@ import (
 	"io"
 	"strings"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/reports"
 )
 
 // Report is every comparison of one gate run.
 type Report struct {
-	Results []*Result `json:"results"`
-	Notes   []string  `json:"notes"`
+	Results []*analysis.Result `json:"results"`
+	Notes   []analysis.Warning `json:"notes"`
+	// AllowUnjudged lets a comparison that judged nothing pass (--allow-unjudged); by default it fails the gate.
+	AllowUnjudged bool `json:"allow_unjudged,omitempty"`
 }
 
-// Regressions lists what fails the gate, as "label: case".
+// Regressions lists what fails the gate in the comparisons that judged something, as "label: case".
 func (r *Report) Regressions() []string {
 	var out []string
 	for _, res := range r.Results {
+		if !res.Judged() {
+			continue // its missing cases are why it judged nothing (Unjudged), not regressions
+		}
 		for _, c := range res.Regressions() {
 			out = append(out, res.Label+": "+c)
 		}
 	}
 	return out
+}
+
+// Unjudged lists the labels of the comparisons that judged nothing (analysis.Result.NotJudged says why): a gate of
+// them guarded nothing.
+func (r *Report) Unjudged() []string {
+	var out []string
+	for _, res := range r.Results {
+		if !res.Judged() {
+			out = append(out, res.Label)
+		}
+	}
+	return out
+}
+
+// Failed reports whether the gate fails: a regression, or a comparison that judged nothing unless that is allowed.
+func (r *Report) Failed() bool {
+	return len(r.Regressions()) > 0 || (len(r.Unjudged()) > 0 && !r.AllowUnjudged)
 }
 
 // Formats lists the formats Render accepts.
@@ -48,41 +74,58 @@ func (r *Report) JSON() any {
 	out := struct {
 		*Report
 		Regressions []string `json:"regressions"`
-	}{r, r.Regressions()}
+		Unjudged    []string `json:"not_judged"`
+	}{r, r.Regressions(), r.Unjudged()}
 	if out.Regressions == nil {
 		out.Regressions = []string{}
+	}
+	if out.Unjudged == nil {
+		out.Unjudged = []string{}
 	}
 	return out
 }
 
-// summary is the closing line: what regressed, or that nothing did.
+// summary is the closing line: what regressed, what could not be judged, or that nothing regressed.
 func (r *Report) summary() string {
-	reg := r.Regressions()
-	if len(reg) == 0 {
-		if len(r.Results) == 1 {
-			return "gate: ok, nothing regressed"
-		}
-		return fmt.Sprintf("gate: ok, nothing regressed in %d comparisons", len(r.Results))
+	reg, unjudged := r.Regressions(), r.Unjudged()
+	nothing := ""
+	if len(unjudged) > 0 {
+		nothing = fmt.Sprintf("judged nothing in %s (the notes say what would judge it)", strings.Join(unjudged, ", "))
 	}
-	return fmt.Sprintf("gate: %d regressed: %s", len(reg), strings.Join(reg, ", "))
+	switch {
+	case len(reg) > 0 && nothing != "":
+		return fmt.Sprintf("gate: %d regressed: %s; and %s", len(reg), strings.Join(reg, ", "), nothing)
+	case len(reg) > 0:
+		return fmt.Sprintf("gate: %d regressed: %s", len(reg), strings.Join(reg, ", "))
+	case nothing != "" && r.AllowUnjudged:
+		return "gate: ok by --allow-unjudged, though it " + nothing
+	case nothing != "":
+		return "gate: not passed: " + nothing + "; --allow-unjudged lets it pass"
+	case len(r.Results) == 1:
+		return "gate: ok, nothing regressed"
+	}
+	return fmt.Sprintf("gate: ok, nothing regressed in %d comparisons", len(r.Results))
 }
 
 // how says what was compared and with which thresholds.
-func (res *Result) how() string {
-	if res.Metric == Time && res.Test != "" {
+func how(res *analysis.Result) string {
+	if res.Metric == analysis.Time && res.Test != "" {
 		return fmt.Sprintf("ratio to %s %s, sign test alpha %g, min effect %s (flagged above half of it)", cases.RefCase,
 			res.Test, res.Alpha, percent(res.Threshold))
 	}
-	if res.Metric == Time {
+	if res.Method == analysis.Unjudgeable {
+		return fmt.Sprintf("ratio to %s, not judged by time: different origins", cases.RefCase)
+	}
+	if res.Metric == analysis.Time {
 		return fmt.Sprintf("median over %s, U test alpha %g, min effect %s", cases.RefCase, res.Alpha, percent(res.Threshold))
 	}
-	if res.Metric == Allocations {
+	if res.Metric == analysis.Allocations {
 		return fmt.Sprintf("allocations per op, engine and host, threshold +%g per op", res.Threshold)
 	}
 	return fmt.Sprintf("instructions per op over %s's, threshold %s", cases.RefCase, percent(res.Threshold))
 }
 
-func (res *Result) header() []string {
+func header(res *analysis.Result) []string {
 	mark := func(emulated string) string {
 		if emulated != "" {
 			return " (emulated)"
@@ -90,7 +133,7 @@ func (res *Result) header() []string {
 		return ""
 	}
 	unit := "×ref"
-	if res.Metric == Allocations {
+	if res.Metric == analysis.Allocations {
 		unit = "allocs/op"
 	}
 	return []string{"case", "baseline " + unit + mark(res.BaselineEmulated), "current " + unit + mark(res.CurrentEmulated),
@@ -98,7 +141,7 @@ func (res *Result) header() []string {
 }
 
 // sides names the two artifacts, each with why it is emulated when it is: "b.json -> c.json [emulated: ...]".
-func (res *Result) sides() string {
+func sides(res *analysis.Result) string {
 	side := func(file, emulated string) string {
 		if emulated != "" {
 			return file + " [" + emulated + "]"
@@ -109,20 +152,20 @@ func (res *Result) sides() string {
 }
 
 // rows renders the case rows as text and markdown show them, one per case in res.Cases.
-func (res *Result) rows() [][]string {
+func rows(res *analysis.Result) [][]string {
 	var rows [][]string
 	for _, c := range res.Cases {
-		row := []string{c.Case, "", "", "", "", percent(c.Threshold), res.verdictText(c)}
+		row := []string{c.Case, "", "", "", "", percent(c.Threshold), verdictText(res, c)}
 		switch {
-		case res.Metric == Allocations:
+		case res.Metric == analysis.Allocations:
 			row[5] = fmt.Sprintf("+%g", c.Threshold)
-			if c.Verdict == Same || c.Verdict == Improved || c.Verdict == Regressed {
+			if c.Verdict == analysis.Same || c.Verdict == analysis.Improved || c.Verdict == analysis.Regressed {
 				row[1], row[2], row[3] = ratio(c.Baseline), ratio(c.Current), fmt.Sprintf("%+.4g", c.Change)
 			}
 		case c.Baseline > 0:
 			row[1], row[2], row[3] = ratio(c.Baseline), ratio(c.Current), signedPercent(c.Change)
 		}
-		if c.P != nil {
+		if c.P != nil && c.Verdict != analysis.Unjudged { // a test that decides nothing shows no p
 			row[4] = fmt.Sprintf("%.3f", *c.P)
 		}
 		rows = append(rows, row)
@@ -130,9 +173,9 @@ func (res *Result) rows() [][]string {
 	return rows
 }
 
-func (res *Result) verdictText(c CaseResult) string {
+func verdictText(res *analysis.Result, c analysis.CaseResult) string {
 	v := string(c.Verdict)
-	if res.fails(c) {
+	if res.Fails(c) {
 		v = strings.ToUpper(v)
 	}
 	if c.Rerun != nil {
@@ -142,14 +185,14 @@ func (res *Result) verdictText(c CaseResult) string {
 		}
 		v += ")"
 	}
-	if c.Note != "" && c.Verdict != Same {
+	if c.Note != "" && (c.Verdict != analysis.Same || c.UnderMinimum) {
 		v += ": " + c.Note
 	}
 	return v
 }
 
 // guardLines says how each guard fared.
-func (res *Result) guardLines() []string {
+func guardLines(res *analysis.Result) []string {
 	var out []string
 	for _, g := range res.Guards {
 		var state string
@@ -168,25 +211,25 @@ func (res *Result) guardLines() []string {
 	return out
 }
 
-func (res *Result) footer() []string {
-	out := res.guardLines()
+func footer(res *analysis.Result) []string {
+	out := guardLines(res)
 	if res.Confirmation != "" {
 		out = append(out, "flagged cases rerun: "+res.Confirmation)
 	}
-	return append(out, res.Notes...)
+	return append(out, lines(res.Notes)...)
 }
 
 // Document is the report as text and markdown show it: a section per comparison, the notes, and the verdict.
 func (r *Report) Document() *reports.Document {
-	d := &reports.Document{Summary: r.summary(), Failed: len(r.Regressions()) > 0, Notes: r.Notes}
+	d := &reports.Document{Summary: r.summary(), Failed: r.Failed(), Notes: lines(r.Notes)}
 	for _, res := range r.Results {
-		sec := reports.Section{Title: res.Label, Intro: res.sides() + " (" + res.how() + ")", Footer: res.footer()}
-		for i, h := range res.header() {
+		sec := reports.Section{Title: res.Label, Intro: sides(res) + " (" + how(res) + ")", Footer: footer(res)}
+		for i, h := range header(res) {
 			sec.Columns = append(sec.Columns, reports.Heading{Name: h, Right: i > 0 && i < 6})
 		}
-		for i, row := range res.rows() {
+		for i, row := range rows(res) {
 			cells := reports.Entries(row...)
-			cells[6].Strong = res.fails(res.Cases[i])
+			cells[6].Strong = res.Fails(res.Cases[i])
 			sec.Rows = append(sec.Rows, cells)
 		}
 		d.Sections = append(d.Sections, sec)
@@ -205,3 +248,12 @@ func ratio(v float64) string {
 func percent(v float64) string { return fmt.Sprintf("%.3g%%", 100*v) }
 
 func signedPercent(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }
+
+// lines are notes as the views print them, one a line (analysis.Warning.String).
+func lines(notes []analysis.Warning) []string {
+	var out []string
+	for _, n := range notes {
+		out = append(out, n.String())
+	}
+	return out
+}

@@ -7,10 +7,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
-// exportBenchstat writes every sample of arts (read from files) in the Go benchmark format, which
+// renderBenchstat writes every sample of the table's artifacts in the Go benchmark format, which
 // golang.org/x/perf/cmd/benchstat reads: one block per artifact, opened by an "artifact: LABEL" configuration line, then one line per sample,
 //
 //	BenchmarkCase/script_to_host_scalar  11864  1250.3 ns/op  19041 instr/op  1050 B/op  24 allocs/op
@@ -18,9 +19,15 @@ import (
 // (instr/op where the artifact has callgrind counts; B/op and allocs/op, as Go's -benchmem names them, where it has
 // memory counts: the same value on every sample line, since the memory pass counts once per process). `benchstat -col artifact FILE` puts the artifacts side by side;
 // a file per artifact compares with plain `benchstat a.txt b.txt`.
-func exportBenchstat(w io.Writer, arts []*artifact.Artifact, files []string) error {
-	if len(arts) == 0 {
+//
+// The table's warnings and notes follow as "# " lines, which benchstat skips.
+func renderBenchstat(w io.Writer, t *analysis.Table) error {
+	if len(t.Artifacts) == 0 {
 		return nil
+	}
+	arts := make([]*artifact.Artifact, len(t.Artifacts))
+	for i, l := range t.Artifacts {
+		arts[i] = l.Artifact
 	}
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	device := func(a *artifact.Artifact) [][2]string {
@@ -38,15 +45,15 @@ func exportBenchstat(w io.Writer, arts []*artifact.Artifact, files []string) err
 			shared = append(shared, kv)
 		}
 	}
-	labels := Labels(arts, files)
 	for i, a := range arts {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		for _, kv := range append(shared, [2]string{"artifact", labels[i]}) {
+		for _, kv := range append(shared, [2]string{"artifact", t.Columns[i].Label}) {
 			fmt.Fprintf(w, "%s: %s\n", kv[0], kv[1])
 		}
-		for _, name := range caseOrder(arts) {
+		for _, r := range t.Rows {
+			name := r.Case
 			c := a.Case(name)
 			if c == nil {
 				continue
@@ -66,7 +73,10 @@ func exportBenchstat(w io.Writer, arts []*artifact.Artifact, files []string) err
 			}
 		}
 	}
-	return nil
+	if len(t.Warnings)+len(t.Notes) > 0 {
+		fmt.Fprintln(w)
+	}
+	return commentLines(w, t)
 }
 
 // firstWord is "Linux" of "Linux (Debian GNU/Linux 12)": goos is one word.

@@ -24,9 +24,9 @@ func TestBenchstatReadsOurFormat(t *testing.T) {
 	gobin := testenv.Require(t, "go", "install Go 1.26 or later")
 	files := []string{"testdata/floor.json", "testdata/json.json"}
 	arts := artsOf(t, files...)
-	table := Build(arts, files)
+	table := build(arts, files)
 	var buf bytes.Buffer
-	if err := Export(&buf, arts, files, "benchstat"); err != nil {
+	if err := Render(&buf, build(arts, files), "benchstat"); err != nil {
 		t.Fatal(err)
 	}
 	in := filepath.Join(t.TempDir(), "bench.txt")

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotutil"
@@ -21,8 +23,8 @@ var ChartFormats = []string{"svg", "png"}
 
 // Chart draws the table's crossings per ms per case, one bar per artifact, on a log scale, each bar labelled with its
 // value: what 1 ms of a 60 Hz frame buys, through each boundary. format is "svg" or "png".
-func Chart(t *Table, format string) ([]byte, error) {
-	var rows []Row
+func Chart(t *analysis.Table, format string) ([]byte, error) {
+	var rows []analysis.Row
 	for _, r := range t.Rows {
 		for _, c := range r.Cells {
 			if c.CrossingsPerMs != nil && *c.CrossingsPerMs > 0 {
@@ -71,7 +73,7 @@ func Chart(t *Table, format string) ([]byte, error) {
 }
 
 // valueRange spans the values in whole decades, with head room above for the labels.
-func valueRange(rows []Row) (lo, hi float64) {
+func valueRange(rows []analysis.Row) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, r := range rows {
 		for _, c := range r.Cells {
@@ -86,7 +88,7 @@ func valueRange(rows []Row) (lo, hi float64) {
 // bars is one artifact's bars: plotter.BarChart starts its bars at zero, which a log scale cannot show, so these
 // start at the axis's floor.
 type bars struct {
-	rows          []Row
+	rows          []analysis.Row
 	col           int
 	floor         float64
 	width, offset float64 // in case slots

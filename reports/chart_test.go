@@ -6,18 +6,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
-func testTable(t *testing.T) *Table {
+func testTable(t *testing.T) *analysis.Table {
 	t.Helper()
 	return tableOf(t, "testdata/floor.json", "testdata/json.json")
 }
 
 // tableOf builds the table of the artifacts in files.
-func tableOf(t *testing.T, files ...string) *Table {
+func tableOf(t *testing.T, files ...string) *analysis.Table {
 	t.Helper()
-	return Build(artsOf(t, files...), files)
+	return build(artsOf(t, files...), files)
 }
 
 // artsOf reads the artifacts in files.
@@ -81,4 +82,9 @@ func TestCompact(t *testing.T) {
 			t.Errorf("compact(%v) = %q, want %q", v, got, want)
 		}
 	}
+}
+
+// build is analysis.Build of the artifacts read from files, with the default thresholds.
+func build(arts []*artifact.Artifact, files []string) *analysis.Table {
+	return analysis.Build(analysis.LoadedFrom(arts, files), analysis.Options{}, nil)
 }

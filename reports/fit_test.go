@@ -28,7 +28,7 @@ func TestViewFitsItsWidth(t *testing.T) {
 	files := []string{"testdata/floor.json", "testdata/json.json"}
 	arts := artsOf(t, files...)
 	withCounts(arts)
-	table := Build(arts, files)
+	table := build(arts, files)
 	var full bytes.Buffer
 	if err := Render(&full, table, "text"); err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func TestViewFitsItsWidth(t *testing.T) {
 	wide := widest(full.String())
 	for _, width := range []int{80, 100, 120, 160, wide} {
 		var out bytes.Buffer
-		doc, err := table.View(nil, width)
+		doc, err := View(table, nil, width)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,10 +88,12 @@ func TestCSVHasEveryColumn(t *testing.T) {
 	arts := artsOf(t, files...)
 	withCounts(arts)
 	var out bytes.Buffer
-	if err := Export(&out, arts, files, "csv"); err != nil {
+	if err := Render(&out, build(arts, files), "csv"); err != nil {
 		t.Fatal(err)
 	}
-	records, err := csv.NewReader(&out).ReadAll()
+	r := csv.NewReader(&out)
+	r.Comment = '#' // the notes, after the records
+	records, err := r.ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,7 @@ func TestViewKeepsTheColumnsAsked(t *testing.T) {
 	files := []string{"testdata/floor.json", "testdata/json.json"}
 	arts := artsOf(t, files...)
 	withCounts(arts)
-	doc, err := Build(arts, files).View([]string{"ns", "instructions", "vs"}, 0)
+	doc, err := View(build(arts, files), []string{"ns", "instructions", "vs"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,7 @@ func TestViewKeepsTheColumnsAsked(t *testing.T) {
 	}
 	header := strings.SplitN(out.String(), "\n", 2)[0]
 	want := "| case | floor linux ns/op | instr/op | json linux ns/op | instr/op | ×ref vs floor linux |"
-	if only, err := Build(arts, files).View([]string{"instructions"}, 0); err != nil {
+	if only, err := View(build(arts, files), []string{"instructions"}, 0); err != nil {
 		t.Fatal(err)
 	} else {
 		var b bytes.Buffer
@@ -163,7 +165,7 @@ func TestViewKeepsTheColumnsAsked(t *testing.T) {
 	if strings.Contains(out.String(), "At 60 Hz") {
 		t.Errorf("the line of crossings per ms without its column:\n%s", out.String())
 	}
-	if _, err := Build(arts, files).View([]string{"median"}, 0); err == nil || !strings.Contains(err.Error(), "ns, interval") {
+	if _, err := View(build(arts, files), []string{"median"}, 0); err == nil || !strings.Contains(err.Error(), "ns, interval") {
 		t.Errorf("an unknown column: %v, want an error listing the columns", err)
 	}
 }

@@ -32,7 +32,7 @@ func TestShowStripsControlCharacters(t *testing.T) {
 	arts, files := []*artifact.Artifact{hostileArtifact(t)}, []string{"hostile.json"}
 	for _, format := range []string{"text", "markdown", "csv"} {
 		var out bytes.Buffer
-		if err := Export(&out, arts, files, format); err != nil {
+		if err := Render(&out, build(arts, files), format); err != nil {
 			t.Fatal(err)
 		}
 		text := out.String()

@@ -2,10 +2,10 @@ package reports
 
 import (
 	"bytes"
+	"github.com/bench-bridge/bench-bridge/analysis"
+	"github.com/bench-bridge/bench-bridge/stats"
 	"html/template"
 	"io"
-
-	"github.com/bench-bridge/bench-bridge/stats"
 )
 
 // page is one self-contained HTML page: no script, no external style sheet, the chart inline as SVG.
@@ -26,10 +26,11 @@ figure svg { max-width: 100%; height: auto; }
 </head>
 <body>
 <h1>bench-bridge</h1>
-<p>Times per op; ×ref is the least sample over the least <code>ref_js_loop</code> sample measured beside it, in the same artifact; "vs" is the ratio of medians
-against the first artifact (of ×ref where the two differ in device, engine or build), with the Mann-Whitney U test's
-p-value ("~": not significant at {{.Alpha}}; "-": no test, the devices differ). "-" in the interval column: no {{.Level}}%
-interval.</p>
+<p>Times per op; ×ref is the least sample over the least <code>ref_js_loop</code> sample measured beside it, in the same artifact; "×ref vs" is
+this artifact's ×ref against the first artifact's, with the p-value of its test: paired over the process pairs when the
+two ran in one session, else the Mann-Whitney U test ("~": no change that counts, either not significant at {{.Alpha}} or
+under the minimum effect, which the notes name; "-": not judged, the origins differ). "-" in the interval column: no
+{{.Level}}% interval.</p>
 <table>
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
@@ -46,9 +47,9 @@ interval.</p>
 `))
 
 // renderHTML writes the table, the frame line, the chart and the notes as one page.
-func renderHTML(w io.Writer, t *Table) error {
+func renderHTML(w io.Writer, t *analysis.Table) error {
 	data := struct {
-		Columns []Column
+		Columns []analysis.Column
 		Header  []string
 		Rows    [][]string
 		Frame   string
@@ -56,10 +57,10 @@ func renderHTML(w io.Writer, t *Table) error {
 		Notes   []string
 		Alpha   float64
 		Level   float64 // in per cent
-	}{Columns: t.Columns, Header: t.header(), Frame: t.frameLine(), Notes: t.footNotes(), Alpha: stats.DefaultAlpha,
+	}{Columns: t.Columns, Header: header(t), Frame: frameLine(t), Notes: footNotes(t), Alpha: stats.DefaultAlpha,
 		Level: 100 * stats.Level}
 	for _, r := range t.Rows {
-		data.Rows = append(data.Rows, t.cells(r))
+		data.Rows = append(data.Rows, cells(t, r))
 	}
 	// The chart is our own SVG from gonum/plot, which escapes the labels it draws.
 	if svg, err := Chart(t, "svg"); err == nil {

@@ -10,54 +10,39 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/internal/textsafe"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
-// Formats lists the formats Export writes: the table's views and the exporters.
+// Formats lists the formats Render writes: every one a view of the same table, notes included.
 var Formats = []string{"text", "markdown", "csv", "json", "benchstat", "html"}
 
-// exporters write artifacts (read from files) in their format, one function per format, as hyperfine's export/.
-var exporters = map[string]func(w io.Writer, arts []*artifact.Artifact, files []string) error{
-	"csv":       exportCSV,
-	"json":      exportJSON,
-	"benchstat": exportBenchstat,
-}
-
-// Export writes the artifacts read from files in format: an exporter's, or a view of their table.
-func Export(w io.Writer, arts []*artifact.Artifact, files []string, format string) error {
-	if export, ok := exporters[format]; ok {
-		return export(w, arts, files)
-	}
-	return Render(w, Build(arts, files), format)
-}
-
-// Render writes a view of t: text, markdown or html.
-func Render(w io.Writer, t *Table, format string) error {
+// Render writes t in format, one function per format as hyperfine's export/: text and markdown (its Document),
+// html, csv, json (the table itself) and benchstat (the samples of its artifacts).
+func Render(w io.Writer, t *analysis.Table, format string) error {
 	switch format {
 	case "text", "markdown":
-		return t.Document().Render(w, format)
+		return TableDocument(t).Render(w, format)
 	case "html":
 		return renderHTML(w, t)
-	}
-	if _, ok := exporters[format]; ok {
-		return fmt.Errorf("format %q exports the artifacts, not a table (reports.Export)", format)
+	case "csv":
+		return renderCSV(w, t)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(t)
+	case "benchstat":
+		return renderBenchstat(w, t)
 	}
 	return fmt.Errorf("unknown format %q (have %s)", format, strings.Join(Formats, ", "))
 }
 
-// exportJSON writes the artifacts' table model: every number the views show, the comparisons with the first.
-func exportJSON(w io.Writer, arts []*artifact.Artifact, files []string) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(Build(arts, files))
-}
-
 // header is the column titles shared by text, markdown and html.
-func (t *Table) header() []string {
+func header(t *analysis.Table) []string {
 	var out []string
-	for _, h := range t.headings() {
+	for _, h := range headings(t) {
 		out = append(out, h.Name)
 	}
 	return out
@@ -82,7 +67,7 @@ var ColumnKeys = []string{"ns", "interval", "ref", "per-ms", "instructions", "al
 // headings are the table's columns: per artifact its numbers, then the comparison with the first. In full, every
 // heading names its artifact where it is not clear from the column before; fitted to a terminal, the artifact's label
 // is the group above its columns.
-func (t *Table) headings() []Heading {
+func headings(t *analysis.Table) []Heading {
 	h := []Heading{{Name: "case"}}
 	interval := fmt.Sprintf("%.0f%% interval", 100*stats.Level)
 	for i, c := range t.Columns {
@@ -93,19 +78,15 @@ func (t *Table) headings() []Heading {
 		col("interval", interval, fmt.Sprintf("%.0f%% PI", 100*stats.Level), dropInterval)
 		col("ref", "×ref", "", 0)
 		col("per-ms", "per ms", "", dropPerMs)
-		if t.hasInstructions() {
+		if hasInstructions(t) {
 			col("instructions", "instr/op", "", dropInstructions)
 		}
-		if t.hasMemory() {
+		if hasMemory(t) {
 			col("allocs", "allocs/op", "", dropAllocs)
 			col("bytes", "bytes/op", "", dropBytes)
 		}
 		if i > 0 {
-			vs, short := "vs "+t.Columns[0].Label, "vs first"
-			if c.VsFirst == ByRatio {
-				vs, short = "×ref "+vs, "×ref vs first"
-			}
-			col("vs", vs, short, 0)
+			col("vs", "×ref vs "+t.Columns[0].Label, "×ref vs first", 0)
 			col("p", "p", "", dropP)
 		}
 	}
@@ -113,7 +94,7 @@ func (t *Table) headings() []Heading {
 }
 
 // hasInstructions reports whether an artifact has callgrind counts: then text and markdown show them too.
-func (t *Table) hasInstructions() bool {
+func hasInstructions(t *analysis.Table) bool {
 	for _, r := range t.Rows {
 		for _, c := range r.Cells {
 			if c.InstructionsPerOp != nil {
@@ -125,7 +106,7 @@ func (t *Table) hasInstructions() bool {
 }
 
 // hasMemory reports whether an artifact has memory counts: then text and markdown show allocs/op and bytes/op.
-func (t *Table) hasMemory() bool {
+func hasMemory(t *analysis.Table) bool {
 	for _, r := range t.Rows {
 		for _, c := range r.Cells {
 			if c.AllocsPerOp != nil || c.BytesPerOp != nil {
@@ -137,7 +118,7 @@ func (t *Table) hasMemory() bool {
 }
 
 // cells renders one row's cells as the strings text and markdown show.
-func (t *Table) cells(r Row) []string {
+func cells(t *analysis.Table, r analysis.Row) []string {
 	out := []string{r.Case}
 	for i, c := range r.Cells {
 		switch {
@@ -148,10 +129,10 @@ func (t *Table) cells(r Row) []string {
 		default:
 			out = append(out, artifact.FormatNs(c.MedianNs), interval(c), ratio(c.RatioToRef), count(c.CrossingsPerMs))
 		}
-		if t.hasInstructions() {
+		if hasInstructions(t) {
 			out = append(out, count(c.InstructionsPerOp))
 		}
-		if t.hasMemory() {
+		if hasMemory(t) {
 			out = append(out, perOp(c.AllocsPerOp), perOp(c.BytesPerOp))
 		}
 		if i > 0 {
@@ -165,7 +146,7 @@ func (t *Table) cells(r Row) []string {
 // interval shows the median's prediction interval as benchstat shows an interval: ± the larger relative distance
 // (stats.Prediction.Spread); "-" when the artifact has no interval at stats.Level (never ±0% for an interval that
 // was not computed).
-func interval(c Cell) string {
+func interval(c analysis.Cell) string {
 	if c.MedianNs == 0 || !c.HasInterval() {
 		return "-"
 	}
@@ -205,20 +186,25 @@ func perOp(v *float64) string {
 	return strconv.FormatFloat(*v, 'f', 1, 64)
 }
 
-// comparison shows the ratio to the first column, or "~" when the U test finds no significant difference; p is "-"
-// where there was no test (artifacts of different devices).
-func comparison(c Cell) (vs, p string) {
-	switch {
-	case c.VsFirst == nil:
+// comparison shows the column's verdict against the first as benchstat would: the ratio of ×ref where the change
+// counts, "~" where it does not (not significant, or under the minimum effect: the notes say which), the ratio with
+// "-" for p where nothing was judged (another device, ref_js_loop).
+func comparison(c analysis.Cell) (vs, p string) {
+	if c.VsFirst == nil {
 		return "", ""
-	case c.TestError != "":
-		return significant(*c.VsFirst) + "x", "? (" + c.TestError + ")"
-	case c.PValue == nil:
-		return significant(*c.VsFirst) + "x", "-"
-	case !c.Significant:
-		return "~", fmt.Sprintf("p=%.3f", *c.PValue)
 	}
-	return significant(*c.VsFirst) + "x", fmt.Sprintf("p=%.3f", *c.PValue)
+	vs, p = significant(*c.VsFirst)+"x", "-"
+	cmp := c.Comparison
+	if cmp == nil || cmp.P == nil {
+		return vs, p
+	}
+	switch cmp.Verdict {
+	case analysis.Regressed, analysis.Improved:
+		return vs, fmt.Sprintf("p=%.3f", *cmp.P)
+	case analysis.Same, analysis.Unseen:
+		return "~", fmt.Sprintf("p=%.3f", *cmp.P)
+	}
+	return vs, p
 }
 
 // thousands prints a count rounded to an integer with thousands separators: 38,100.
@@ -234,7 +220,7 @@ func thousands(v float64) string {
 }
 
 // frameLine is the closing line in the report's words.
-func (t *Table) frameLine() string {
+func frameLine(t *analysis.Table) string {
 	var parts []string
 	for i, f := range t.Frame {
 		if f != nil {
@@ -244,14 +230,14 @@ func (t *Table) frameLine() string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "At 60 Hz, 1 ms of a frame buys " + strings.Join(parts, ", ") + " of " + FrameCase + "."
+	return "At 60 Hz, 1 ms of a frame buys " + strings.Join(parts, ", ") + " of " + analysis.FrameCase + "."
 }
 
-// Document is the table as show prints it: one section, the frame line under it, then the warnings and notes.
-func (t *Table) Document() *Document {
-	sec := Section{Paragraph: t.frameLine(), Footer: t.footNotes(), Columns: t.headings()}
+// TableDocument is the table as show prints it: one section, the frame line under it, then the warnings and notes.
+func TableDocument(t *analysis.Table) *Document {
+	sec := Section{Paragraph: frameLine(t), Footer: footNotes(t), Columns: headings(t)}
 	for _, r := range t.Rows {
-		sec.Rows = append(sec.Rows, Entries(t.cells(r)...))
+		sec.Rows = append(sec.Rows, Entries(cells(t, r)...))
 	}
 	return &Document{Sections: []Section{sec}}
 }
@@ -259,25 +245,24 @@ func (t *Table) Document() *Document {
 // View is the table as show prints it: only the columns of these ColumnKeys (every column when there are none),
 // and, for a terminal of width columns (0 for none), fitted to it (Document.Fit) with a line that names the columns
 // it left out and where to find them.
-func (t *Table) View(columns []string, width int) (*Document, error) {
-	d := t.Document()
+func View(t *analysis.Table, columns []string, width int) (*Document, error) {
+	for _, c := range columns {
+		if !slices.Contains(ColumnKeys, c) {
+			return nil, fmt.Errorf("no column %q (have %s)", c, strings.Join(ColumnKeys, ", "))
+		}
+	}
+	// What speaks only of columns left out goes with them: the warning about wide intervals of ns/op, and the frame
+	// line of crossings per ms.
+	if len(columns) > 0 && !slices.Contains(columns, "ns") && !slices.Contains(columns, "interval") {
+		kept := *t
+		kept.Warnings = slices.DeleteFunc(slices.Clone(t.Warnings), func(w analysis.Warning) bool { return w.Kind == analysis.Unstable })
+		t = &kept
+	}
+	d := TableDocument(t)
 	if len(columns) > 0 {
-		for _, c := range columns {
-			if !slices.Contains(ColumnKeys, c) {
-				return nil, fmt.Errorf("no column %q (have %s)", c, strings.Join(ColumnKeys, ", "))
-			}
-		}
 		d.Keep(columns)
-		// What speaks only of columns left out goes with them: the frame line of crossings per ms, and the
-		// warning about wide intervals of ns/op.
-		sec := &d.Sections[0]
 		if !slices.Contains(columns, "per-ms") {
-			sec.Paragraph = ""
-		}
-		if !slices.Contains(columns, "ns") && !slices.Contains(columns, "interval") {
-			sec.Footer = slices.DeleteFunc(sec.Footer, func(f string) bool {
-				return strings.HasPrefix(f, warningPrefix+artifact.UnstablePrefix)
-			})
+			d.Sections[0].Paragraph = ""
 		}
 	}
 	if width <= 0 {
@@ -291,24 +276,20 @@ func (t *Table) View(columns []string, width int) (*Document, error) {
 	return d, nil
 }
 
-// warningPrefix opens each of the table's warnings under it.
-const warningPrefix = "warning: "
-
-// footNotes are the warnings, each prefixed warningPrefix, then the notes.
-func (t *Table) footNotes() []string {
+// footNotes are the warnings, then the notes, as lines (analysis.Warning.String).
+func footNotes(t *analysis.Table) []string {
 	var out []string
-	for _, w := range t.Warnings {
-		out = append(out, warningPrefix+w)
+	for _, w := range append(slices.Clone(t.Warnings), t.Notes...) {
+		out = append(out, w.String())
 	}
-	return append(out, t.Notes...)
+	return out
 }
 
-// exportCSV writes one record per case and artifact, with raw numbers, for spreadsheets and scripts.
-func exportCSV(w io.Writer, arts []*artifact.Artifact, files []string) error {
-	t := Build(arts, files)
+// renderCSV writes one record per case and artifact, with raw numbers, for spreadsheets and scripts.
+func renderCSV(w io.Writer, t *analysis.Table) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"case", "crossing", "artifact", "median_ns", "pi_low_ns", "pi_high_ns", "ratio_to_ref",
-		"crossings_per_ms", "vs_first", "vs_first_by", "p_value", "failed", "emulated", "instructions_per_op",
+		"crossings_per_ms", "vs_first", "verdict", "p_value", "failed", "emulated", "instructions_per_op",
 		"allocs_per_op", "bytes_per_op"})
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	opt := func(v *float64) string {
@@ -334,15 +315,29 @@ func exportCSV(w io.Writer, arts []*artifact.Artifact, files []string) error {
 				if c.HasInterval() {
 					rec[4], rec[5] = num(c.PILowNs), num(c.PIHighNs)
 				}
-				rec[6], rec[7], rec[8], rec[10] = opt(c.RatioToRef), opt(c.CrossingsPerMs), opt(c.VsFirst), opt(c.PValue)
+				rec[6], rec[7], rec[8] = opt(c.RatioToRef), opt(c.CrossingsPerMs), opt(c.VsFirst)
 				rec[13], rec[14], rec[15] = opt(c.InstructionsPerOp), opt(c.AllocsPerOp), opt(c.BytesPerOp)
-				if c.VsFirst != nil {
-					rec[9] = col.VsFirst
+				if cmp := c.Comparison; cmp != nil {
+					rec[9], rec[10] = string(cmp.Verdict), opt(cmp.P)
 				}
 			}
 			cw.Write(rec)
 		}
 	}
 	cw.Flush()
-	return cw.Error()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	return commentLines(w, t)
+}
+
+// commentLines writes the table's warnings and notes after its data, one "# " line each: csv readers and benchstat
+// skip them, and a reader of the file still has them.
+func commentLines(w io.Writer, t *analysis.Table) error {
+	for _, n := range footNotes(t) {
+		if _, err := fmt.Fprintln(w, "# "+textsafe.Line(n)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

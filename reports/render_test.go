@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
@@ -33,11 +34,11 @@ func TestRenderGolden(t *testing.T) {
 				var err error
 				if format == "terminal" {
 					var doc *Document
-					if doc, err = Build(arts, files).View(nil, 80); err == nil {
+					if doc, err = View(build(arts, files), nil, 80); err == nil {
 						err = doc.Render(&buf, "text")
 					}
 				} else {
-					err = Export(&buf, arts, files, format)
+					err = Render(&buf, build(arts, files), format)
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -59,34 +60,8 @@ func TestRenderGolden(t *testing.T) {
 	}
 }
 
-func TestBuildComparesWithTheFirstArtifact(t *testing.T) {
-	floor, _ := artifact.Read("testdata/floor.json")
-	js, _ := artifact.Read("testdata/json.json")
-	table := Build([]*artifact.Artifact{floor, js}, []string{"floor.json", "json.json"})
-	var scalar, ref *Row
-	for i := range table.Rows {
-		switch table.Rows[i].Case {
-		case "script_to_host_scalar":
-			scalar = &table.Rows[i]
-		case "ref_js_loop":
-			ref = &table.Rows[i]
-		}
-	}
-	c := scalar.Cells[1]
-	// Fully separated samples of 10 and 10: the U test's two-sided p is 2/C(20,10), far below 0.05.
-	if !c.Significant || *c.PValue > 0.001 || *c.VsFirst < 100 {
-		t.Errorf("scalar json vs floor: %+v, want a significant ~158x", c)
-	}
-	if r := ref.Cells[1]; r.PValue != nil || r.Significant || *r.VsFirst != 1 {
-		t.Errorf("ref_js_loop compared by ×ref: %+v, want 1x with no test (its ratio is 1 by definition)", r)
-	}
-	if *table.Frame[0] < 38000 || *table.Frame[1] > 250 {
-		t.Errorf("frame crossings %v, %v", *table.Frame[0], *table.Frame[1])
-	}
-}
-
 func TestRenderUnknownFormat(t *testing.T) {
-	if err := Render(&bytes.Buffer{}, &Table{}, "yaml"); err == nil {
+	if err := Render(&bytes.Buffer{}, &analysis.Table{}, "yaml"); err == nil {
 		t.Fatal("want an error for an unknown format")
 	}
 }
@@ -103,5 +78,24 @@ func TestRenderInstructions(t *testing.T) {
 	out := buf.String()
 	if !strings.Contains(out, "| per ms | instr/op |") || !strings.Contains(out, "| 19,048 |") {
 		t.Errorf("no instructions column:\n%s", out)
+	}
+}
+
+// Every format renders the same table, notes included: show --history's noise reaches json, html, csv and benchstat
+// as it reaches text.
+func TestEveryFormatHasTheNotes(t *testing.T) {
+	files := []string{"testdata/json.json"}
+	noise := func(*artifact.Artifact) *analysis.Noise {
+		return &analysis.Noise{Device: "dev", Visible: map[string]float64{"callback": 0.2}}
+	}
+	table := analysis.Build(analysis.LoadedFrom(artsOf(t, files...), files), analysis.Options{}, noise)
+	for _, format := range Formats {
+		var buf bytes.Buffer
+		if err := Render(&buf, table, format); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), "history of dev: its nightly sees changes of 20.0% (callback)") {
+			t.Errorf("%s: no noise note:\n%s", format, buf.String())
+		}
 	}
 }

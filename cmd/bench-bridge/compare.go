@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/config"
@@ -38,8 +38,10 @@ type compareOptions struct {
 	Measure    measureFlags
 	Device     targets.Overrides
 	Gate       bool
-	Thresholds thresholdFlags
-	Format     string
+	// AllowUnjudged lets --gate pass when a program could judge no case against the first.
+	AllowUnjudged bool
+	Thresholds    thresholdFlags
+	Format        string
 	// Refused are the measuring flags given that compare takes per program instead.
 	Refused []string
 }
@@ -54,7 +56,8 @@ func newCmdCompare(f *Factory, runF func(*compareOptions) error) *cobra.Command 
 (A B, B A, A B, ...), every program of a round in the same case order: what the machine does at any moment falls
 on all of them alike. It writes one artifact per program, marked as one session, prints them side by side and,
 for every program after the first, a paired test over the process pairs of each case's ratio to ref_js_loop.
-With --gate it exits 3 when a program regressed against the first by the gate's rules (docs/gate.md).
+With --gate it exits 3 when a program regressed against the first by the gate's rules (docs/gate.md), and 4
+when a program could judge no case against it (no case in common, too few rounds); --allow-unjudged makes that 0.
 
 A program is floor, a codec of the reference bridge (json, fast, binary) or a bridge of the config, with
 options after a colon: json:slowdown=0.10 is the json bridge adding busy work worth 10% of each crossing,
@@ -90,7 +93,8 @@ unless --out names another directory.`,
 	fl.Lookup("runs").DefValue = strconv.Itoa(compareRounds)
 	fl.Lookup("runs").Usage = "rounds: processes of each program, alternating A B, B A, ..."
 	fl.Lookup("out").Usage = "directory for the artifacts, one per program (default " + DefaultOutDir + "/compare-TARGET)"
-	fl.BoolVar(&o.Gate, "gate", false, "exit 3 when a program regressed against the first")
+	fl.BoolVar(&o.Gate, "gate", false, "exit 3 when a program regressed against the first, 4 when one judged nothing")
+	fl.BoolVar(&o.AllowUnjudged, "allow-unjudged", false, "with --gate, let a program that could judge no case against the first pass")
 	fl.Float64Var(&o.Thresholds.alpha, "alpha", 0, "significance level of the paired test (default: the config's, else 0.05)")
 	fl.Float64Var(&o.Thresholds.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
 	fl.StringVar(&o.Format, "format", "text", "format of the paired comparison: "+strings.Join(gate.Formats, ", "))
@@ -215,43 +219,26 @@ func compareRun(o *compareOptions) error {
 	if len(arts) == 0 {
 		return runErr
 	}
-	table := reports.Build(arts, files)
+	table := analysis.Build(analysis.LoadedFrom(arts, files), gopts, nil)
 	if len(arts) < len(jobs) {
 		// A program's artifact is missing: there is nothing to pair it with.
-		return errors.Join(runErr, table.Document().Render(o.IO.Out, "text"))
+		return errors.Join(runErr, reports.Render(o.IO.Out, table, "text"))
 	}
-	report := &gate.Report{Notes: []string{}}
-	for i := 1; i < len(arts); i++ {
-		res, err := gate.JudgePaired(arts[0], arts[i], files[0], files[i], gopts)
-		if err != nil {
-			return errors.Join(runErr, err)
-		}
-		report.Results = append(report.Results, res)
+	// The paired comparisons below the table are the table's own: one verdict per pair, wherever it is shown.
+	report, err := gate.TableReport(table, o.AllowUnjudged)
+	if err != nil {
+		return errors.Join(runErr, err)
 	}
-	if err := renderCompare(o.IO.Out, table, report, o.Format); err != nil {
+	if err := gate.RenderCompare(o.IO.Out, table, report, o.Format); err != nil {
 		return err
 	}
 	if runErr != nil {
 		return runErr
 	}
-	if reg := report.Regressions(); o.Gate && len(reg) > 0 {
-		return regressionError{fmt.Sprintf("regression: %s", strings.Join(reg, ", "))}
+	if o.Gate {
+		return gateOutcome(report)
 	}
 	return nil
-}
-
-// renderCompare writes the programs' table and their paired comparisons as one document, or for json one object
-// holding both.
-func renderCompare(w io.Writer, table *reports.Table, report *gate.Report, format string) error {
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Table  *reports.Table `json:"table"`
-			Paired any            `json:"paired"`
-		}{table, report.JSON()})
-	}
-	return reports.Join(table.Document(), report.Document()).Render(w, format)
 }
 
 // runSession measures jobs in one session and returns the artifacts it wrote, with their files, and its error.
@@ -272,7 +259,7 @@ func runSession(ctx context.Context, jobs []*runner.Job, log io.Writer) ([]*arti
 }
 
 // gateThresholds are the gate's options from the config, with --alpha and --min-effect when given, checked.
-func gateThresholds(cfg *config.Config, th thresholdFlags) (gate.Options, error) {
+func gateThresholds(cfg *config.Config, th thresholdFlags) (analysis.Options, error) {
 	opts := cfg.Gate.Options()
 	// NaN and Inf parse as floats; either would switch the gate off, so each flag is checked for range and finiteness.
 	if th.alphaSet {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/cases"
@@ -25,8 +26,12 @@ import (
 	"github.com/bench-bridge/bench-bridge/trend"
 )
 
-// Exit statuses of gate: 0 when nothing regressed, exitRegressed on a regression, 1 on an error.
-const exitRegressed = 3
+// Exit statuses of gate and compare --gate: 0 when nothing regressed, exitRegressed on a regression, exitUnjudged
+// when a comparison judged nothing (and nothing regressed), 1 on an error.
+const (
+	exitRegressed = 3
+	exitUnjudged  = 4
+)
 
 // gateOptions are gate's: the two sides, the thresholds, and for --confirm a way to open the current side's target.
 type gateOptions struct {
@@ -43,6 +48,7 @@ type gateOptions struct {
 	Thresholds        thresholdFlags
 	AllowMissing      bool
 	AcrossOrigins     bool
+	AllowUnjudged     bool
 	History           string
 }
 
@@ -69,7 +75,9 @@ instructions per op, over ref_js_loop's, grew by more than the threshold; with -
 allocations per op (the memory pass's exact counts) grew by more than gate.allocations_threshold (default 0). The config's [gate] section sets the
 thresholds, per-case overrides and absolute guards (docs/gate.md).
 
-Exit status: 0 when nothing regressed, 3 on a regression, 1 on an error.`,
+Exit status: 0 when nothing regressed, 3 on a regression, 4 when a comparison could judge no case (the two come
+from different devices or builds, or have no case in common: the report says what would judge them;
+--allow-unjudged makes that 0), 1 on an error.`,
 		Example: `  bench-bridge gate docs/reports/bench/linux.json out/linux.json
   bench-bridge gate --confirm --format markdown docs/reports/bench/nightly out/nightly`,
 		Args: cobra.ExactArgs(2),
@@ -89,6 +97,7 @@ Exit status: 0 when nothing regressed, 3 on a regression, 1 on an error.`,
 	fl.Float64Var(&o.Thresholds.alpha, "alpha", 0, fmt.Sprintf("significance level of the U test, strictly between 0 and 1 (default: the config's, else %v)", stats.DefaultAlpha))
 	fl.Float64Var(&o.Thresholds.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
 	fl.BoolVar(&o.AllowMissing, "allow-missing", false, "let a case measured on one side only pass (by default it fails: it is not guarded)")
+	fl.BoolVar(&o.AllowUnjudged, "allow-unjudged", false, "let a comparison that could judge no case pass (by default it exits 4: it guarded nothing)")
 	fl.BoolVar(&o.AcrossOrigins, "across-origins", false, "judge by time across devices, compilers and QuickJS builds (by default withheld: ×ref moves between them)")
 	fl.StringVar(&o.History, "history", "", "a history store (docs/history.md): a case whose device's noise hides the minimum effect is \"cannot see\", not \"same\"")
 	registerConfigFlag(fl, &o.ConfigFile)
@@ -100,6 +109,24 @@ type regressionError struct{ msg string }
 
 func (e regressionError) Error() string { return e.msg }
 func (e regressionError) Unwrap() error { return exitCode(exitRegressed) }
+
+// unjudgedError fails the command with exitUnjudged.
+type unjudgedError struct{ msg string }
+
+func (e unjudgedError) Error() string { return e.msg }
+func (e unjudgedError) Unwrap() error { return exitCode(exitUnjudged) }
+
+// gateOutcome is the error a gate's report ends the command with: a regression, a comparison that judged nothing
+// (unless the report allows it), or nil.
+func gateOutcome(report *gate.Report) error {
+	if reg := report.Regressions(); len(reg) > 0 {
+		return regressionError{fmt.Sprintf("regression: %s", strings.Join(reg, ", "))}
+	}
+	if un := report.Unjudged(); len(un) > 0 && !report.AllowUnjudged {
+		return unjudgedError{fmt.Sprintf("judged nothing in %s: not a pass (--allow-unjudged lets it pass)", strings.Join(un, ", "))}
+	}
+	return nil
+}
 
 func gateRun(o *gateOptions) error {
 	basePath, curPath := o.Baseline, o.Current
@@ -117,7 +144,7 @@ func gateRun(o *gateOptions) error {
 	if o.Metric != "" {
 		opts.Metric = o.Metric
 	}
-	if !slices.Contains(gate.Metrics, opts.Metric) {
+	if !slices.Contains(analysis.Metrics, opts.Metric) {
 		return fmt.Errorf("--metric %q: want time, instructions or allocations", opts.Metric)
 	}
 	opts.AllowMissing, opts.AcrossOrigins = o.AllowMissing, o.AcrossOrigins
@@ -127,25 +154,25 @@ func gateRun(o *gateOptions) error {
 			return fmt.Errorf("--history: %w", err)
 		}
 	}
-	baselines, err := gate.Load(basePath)
+	baselines, err := analysis.Load(basePath)
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
-	current, err := gate.Load(curPath)
+	current, err := analysis.Load(curPath)
 	if err != nil {
 		return fmt.Errorf("current: %w", err)
 	}
-	pairs, notes := gate.Match(baselines, current)
+	pairs, notes := analysis.Match(baselines, current)
 	if len(pairs) == 0 {
 		return fmt.Errorf("nothing to gate: no current artifact in %s matches a baseline in %s by target, program and codec", curPath, basePath)
 	}
-	report := &gate.Report{Notes: notes}
+	report := &gate.Report{Notes: notes, AllowUnjudged: o.AllowUnjudged}
 	if report.Notes == nil {
-		report.Notes = []string{}
+		report.Notes = []analysis.Warning{}
 	}
 	for _, p := range pairs {
 		opts.Noise = deviceNoise(noise, p.Current.Artifact)
-		res, err := gate.Judge(p.Baseline.Artifact, p.Current.Artifact, p.Baseline.File, p.Current.File, opts)
+		res, err := analysis.Compare(p.Baseline, p.Current, opts)
 		if err != nil {
 			return err
 		}
@@ -159,21 +186,18 @@ func gateRun(o *gateOptions) error {
 	if err := gate.Render(o.IO.Out, report, o.Format); err != nil {
 		return err
 	}
-	if reg := report.Regressions(); len(reg) > 0 {
-		return regressionError{fmt.Sprintf("regression: %s", strings.Join(reg, ", "))}
-	}
-	return nil
+	return gateOutcome(report)
 }
 
 // deviceNoise is what the history says of a's device and program: the least change its nightly sees per case; nil
 // without a history, or when the history has not seen that device and program.
-func deviceNoise(r *trend.Report, a *artifact.Artifact) *gate.Noise {
+func deviceNoise(r *trend.Report, a *artifact.Artifact) *analysis.Noise {
 	if r == nil {
 		return nil
 	}
 	dev := history.DeviceOf(a, "")
 	program := history.SeriesOf(a, dev.Key).Program
-	n := &gate.Noise{Device: dev.Key, Visible: map[string]float64{}}
+	n := &analysis.Noise{Device: dev.Key, Visible: map[string]float64{}}
 	for _, x := range r.Noise {
 		if x.Device == dev.Key && x.Program == program && x.Visible > 0 {
 			n.Visible[x.Case] = x.Visible
@@ -191,10 +215,10 @@ func deviceNoise(r *trend.Report, a *artifact.Artifact) *gate.Noise {
 // reruns alone and is compared with the baseline as before. The rerun's artifacts go to a temporary directory that
 // is removed, and the target it opens is closed, on every path. The rerun holds the device's lease, waiting until
 // no other run holds it.
-func confirmResult(o *gateOptions, cfg *config.Config, res *gate.Result, p gate.Pair, opts gate.Options) (err error) {
-	if opts.Metric != gate.Time {
-		what := map[string]string{gate.Instructions: "instruction", gate.Allocations: "allocation"}[opts.Metric]
-		res.Notes = append(res.Notes, "--confirm: "+what+" counts repeat exactly, there is nothing to rerun")
+func confirmResult(o *gateOptions, cfg *config.Config, res *analysis.Result, p analysis.Pair, opts analysis.Options) (err error) {
+	if opts.Metric != analysis.Time {
+		what := map[string]string{analysis.Instructions: "instruction", analysis.Allocations: "allocation"}[opts.Metric]
+		res.Notes = append(res.Notes, analysis.Warning{Kind: analysis.Confirmation, Text: "--confirm: " + what + " counts repeat exactly, there is nothing to rerun"})
 		return nil
 	}
 	ctx, stderr := o.ctx, o.IO.ErrOut
@@ -224,13 +248,13 @@ func confirmResult(o *gateOptions, cfg *config.Config, res *gate.Result, p gate.
 		return err
 	}
 	if why := buildableBaseline(ctx, baseJob, base); why != "" {
-		res.Notes = append(res.Notes, "--confirm: "+why+": the current program reran alone")
+		res.Notes = append(res.Notes, analysis.Warning{Kind: analysis.Confirmation, Text: "--confirm: " + why + ": the current program reran alone"})
 		fmt.Fprintf(stderr, "gate: %s: rerunning %s to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
 		arts, _, err := runSession(ctx, []*runner.Job{curJob}, stderr)
 		if err != nil {
 			return err
 		}
-		gate.Confirm(res, base, arts[0], "the current program alone (its artifact not kept)", opts)
+		analysis.Confirm(res, base, arts[0], "the current program alone (its artifact not kept)", opts)
 		return nil
 	}
 	fmt.Fprintf(stderr, "gate: %s: rerunning %s beside the baseline's program to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
@@ -238,11 +262,11 @@ func confirmResult(o *gateOptions, cfg *config.Config, res *gate.Result, p gate.
 	if err != nil {
 		return err
 	}
-	paired, err := gate.JudgePaired(arts[0], arts[1], files[0], files[1], opts)
+	paired, err := analysis.JudgePaired(arts[0], arts[1], files[0], files[1], opts)
 	if err != nil {
 		return err
 	}
-	gate.ConfirmPaired(res, paired, "beside the baseline's program, in one session (its artifacts not kept)")
+	analysis.ConfirmPaired(res, paired, "beside the baseline's program, in one session (its artifacts not kept)")
 	return nil
 }
 

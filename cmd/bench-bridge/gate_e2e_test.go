@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
@@ -111,7 +112,7 @@ func TestGateAAAndAB(t *testing.T) {
 			"--gate", "--out", out)
 		logResult(t, "compare", r)
 		for _, n := range r.Results[0].Notes {
-			if strings.Contains(n, "cannot reach alpha") {
+			if strings.Contains(n.Text, "cannot reach alpha") {
 				t.Fatalf("compare of %s rounds proves nothing: %s", compareRoundsForProof, n)
 			}
 		}
@@ -170,7 +171,7 @@ func TestGateAAAndAB(t *testing.T) {
 		if code != exitRegressed || len(reg) != 1 || !strings.HasPrefix(reg[0], fmt.Sprintf("json %s slowdown=%v: ", localName(), confirmShare)) {
 			t.Errorf("A/B by gate --confirm: exit %d, regressions %v; want 3 and the case confirmed", code, reg)
 		}
-		if res := r.Results[0]; res.Confirmation == "" || slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "reran alone") }) {
+		if res := r.Results[0]; res.Confirmation == "" || slices.ContainsFunc(res.Notes, func(n analysis.Warning) bool { return strings.Contains(n.Text, "reran alone") }) {
 			t.Errorf("the confirmation did not rerun beside the baseline's program: %s, notes %v", res.Confirmation, res.Notes)
 		}
 	})

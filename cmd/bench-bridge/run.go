@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/config"
@@ -212,7 +213,7 @@ func measureRun(o *measureOptions) error {
 		}
 	}
 	if len(arts) > 0 {
-		if err := reports.Render(o.IO.Out, reports.Build(arts, files), "text"); err != nil {
+		if err := reports.Render(o.IO.Out, analysis.Build(analysis.LoadedFrom(arts, files), analysis.Options{}, nil), "text"); err != nil {
 			return err
 		}
 	}

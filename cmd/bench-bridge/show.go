@@ -2,18 +2,16 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/reports"
 )
 
@@ -79,22 +77,19 @@ func showRun(o *showOptions) error {
 		arts = append(arts, a)
 	}
 	if len(o.Cases) > 0 {
-		if err := reports.OnlyCases(arts, o.Cases); err != nil {
+		if err := analysis.OnlyCases(arts, o.Cases); err != nil {
 			return err
 		}
 	}
-	table := reports.Build(arts, o.Files)
+	var noise func(*artifact.Artifact) *analysis.Noise
 	if o.History != "" {
 		r, err := readHistory(o.ctx, storeFlag{o.History}, false)
 		if err != nil {
 			return fmt.Errorf("--history: %w", err)
 		}
-		for _, a := range arts {
-			if n := deviceNoise(r, a); n != nil {
-				table.Notes = append(table.Notes, noiseNote(n, a.Label()))
-			}
-		}
+		noise = func(a *artifact.Artifact) *analysis.Noise { return deviceNoise(r, a) }
 	}
+	table := analysis.Build(analysis.LoadedFrom(arts, o.Files), analysis.Options{}, noise)
 	if err := writePictures(table, o.Chart, o.HTML); err != nil {
 		return err
 	}
@@ -102,30 +97,21 @@ func showRun(o *showOptions) error {
 		if len(o.Columns) > 0 {
 			return fmt.Errorf("--columns: --format %s has every column; --columns is for text and markdown", o.Format)
 		}
-		return reports.Export(o.IO.Out, arts, o.Files, o.Format)
+		return reports.Render(o.IO.Out, table, o.Format)
 	}
 	width := o.IO.TerminalWidth()
 	if o.Format != "text" || o.Wide {
 		width = 0
 	}
-	doc, err := table.View(o.Columns, width)
+	doc, err := reports.View(table, o.Columns, width)
 	if err != nil {
 		return fmt.Errorf("--columns: %w", err)
 	}
 	return doc.Render(o.IO.Out, o.Format)
 }
 
-// noiseNote says what a device's nightly can see: the least change per case, the most sensitive and the least.
-func noiseNote(n *gate.Noise, label string) string {
-	names := slices.Sorted(maps.Keys(n.Visible))
-	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(n.Visible[a], n.Visible[b]) })
-	lo, hi := names[0], names[len(names)-1]
-	return fmt.Sprintf("history of %s (%s): its nightly sees changes of %.1f%% (%s) to %.1f%% (%s) and more", n.Device,
-		label, 100*n.Visible[lo], lo, 100*n.Visible[hi], hi)
-}
-
 // writePictures writes show's --chart and --html files, atomically, when asked for.
-func writePictures(table *reports.Table, chart, html string) error {
+func writePictures(table *analysis.Table, chart, html string) error {
 	if chart != "" {
 		ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(chart)), ".")
 		if !slices.Contains(reports.ChartFormats, ext) {

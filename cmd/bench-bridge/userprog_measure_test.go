@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
@@ -206,7 +206,7 @@ func compareTrials(t *testing.T, dir, a, b string, args []string) trialResult {
 			if c.Name == cases.RefCase || cur.Case(c.Name) == nil {
 				continue
 			}
-			xs, ys := gate.PairedValues(&c, cur.Case(c.Name))
+			xs, ys := analysis.PairedValues(&c, cur.Case(c.Name))
 			p, err := stats.PairedRatio(xs, ys, stats.Level)
 			if err != nil {
 				t.Fatalf("%s %s: %v", out, c.Name, err)

@@ -1,4 +1,4 @@
-package gate
+package analysis
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ func TestGateNamesMarkedProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes := strings.Join(r.Notes, "\n")
+	notes := lines(r.Notes)
 	if !strings.Contains(notes, "warning: cur.json: 1 of 10 processes did not run in the state the others ran in") ||
 		!strings.Contains(notes, "(process 3: ref_js_loop's least sample 26.0ns, 30.0% above the fastest process's (more than 10%))") ||
 		strings.Contains(notes, "base.json: 1 of") {

@@ -1,10 +1,9 @@
-package gate
+package analysis
 
 import (
 	"testing"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/reports"
 )
 
 // show's ×ref test is the gate's: over artifacts of several processes, both test the per-process ratios, so that
@@ -12,6 +11,7 @@ import (
 func TestRatioTestIsTheGates(t *testing.T) {
 	files := []string{"../docs/reports/bench/floor-linux.json", "../docs/reports/bench/linux.json"}
 	var arts []*artifact.Artifact
+	var loaded []Loaded
 	for _, f := range files {
 		a, err := artifact.Read(f)
 		if err != nil {
@@ -20,11 +20,11 @@ func TestRatioTestIsTheGates(t *testing.T) {
 		if a.Settings.Runs < 2 {
 			t.Fatalf("%s: %d process, want an artifact of several", f, a.Settings.Runs)
 		}
-		arts = append(arts, a)
+		arts, loaded = append(arts, a), append(loaded, Loaded{f, a})
 	}
-	table := reports.Build(arts, files)
-	if got := table.Columns[1].VsFirst; got != reports.ByRatio {
-		t.Fatalf("compared by %q, want %q", got, reports.ByRatio)
+	table := Build(loaded, Options{}, nil)
+	if got := table.Columns[1].Method; got != Unpaired {
+		t.Fatalf("compared by %q, want %q", got, Unpaired)
 	}
 	res, err := Judge(arts[0], arts[1], files[0], files[1], Options{}.WithDefaults())
 	if err != nil {
@@ -34,12 +34,12 @@ func TestRatioTestIsTheGates(t *testing.T) {
 	for _, r := range table.Rows {
 		cell := r.Cells[1]
 		for _, g := range res.Cases {
-			if g.Case != r.Case || g.P == nil || cell.PValue == nil {
+			if g.Case != r.Case || g.P == nil {
 				continue
 			}
 			checked++
-			if *cell.PValue != *g.P {
-				t.Errorf("%s: show's p=%v, the gate's p=%v", r.Case, *cell.PValue, *g.P)
+			if cell.Comparison == nil || cell.Comparison.P == nil || *cell.Comparison.P != *g.P || cell.Comparison.Verdict != g.Verdict {
+				t.Errorf("%s: show's %+v, the gate's %+v", r.Case, cell.Comparison, g)
 			}
 		}
 	}

@@ -1,10 +1,9 @@
-// Package reports shows artifacts: the side-by-side table that `show` prints, rendered as text, markdown or html,
-// and the exporters (csv, json, benchstat), which take the artifacts themselves as hyperfine's export/ does. The
-// table model holds what the views show, never raw samples.
-package reports
+package analysis
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -16,16 +15,22 @@ import (
 // FrameCase is the case whose crossings per ms the closing line quotes, as the report does.
 const FrameCase = "script_to_host_scalar"
 
-// Table is artifacts side by side: one row per case, one column group per artifact.
+// Table is loaded artifacts side by side, as every view shows them: one row per case, one column per artifact, each
+// column after the first compared with the first by Compare, and the warnings and notes that go with them. show,
+// compare and the measuring commands render it (package reports) in every format; it holds no decision for them to
+// make.
 type Table struct {
 	Columns []Column `json:"columns"`
 	Rows    []Row    `json:"rows"`
 	// Frame is what 1 ms of a 60 Hz frame buys in FrameCase crossings, per column (nil where not measured).
 	Frame []*float64 `json:"frame_crossings_per_ms"`
-	// Warnings say what limits the comparison: artifacts of different origins, intervals that could not be computed.
-	// One line each, however many cases they concern.
-	Warnings []string `json:"warnings"`
-	Notes    []string `json:"notes"`
+	// Warnings say what limits the comparison: artifacts of different origins, runs that never ran at one speed,
+	// intervals that could not be computed or are too wide. One each, however many cases they concern.
+	Warnings []Warning `json:"warnings"`
+	// Notes say what a reader must know about one artifact, or one comparison, beyond its numbers.
+	Notes []Warning `json:"notes"`
+	// Artifacts are the loaded artifacts, for the views that export their samples (benchstat).
+	Artifacts []Loaded `json:"-"`
 }
 
 // Column is one artifact.
@@ -37,9 +42,13 @@ type Column struct {
 	Emulated bool   `json:"emulated"`
 	// EmulatedReason says why the artifact counts as emulated, when it does.
 	EmulatedReason string `json:"emulated_reason,omitempty"`
-	// VsFirst is how the column compares with the first (absent in the first): ByTime when both come from the same
-	// device, engine and build, else ByRatio.
-	VsFirst string `json:"vs_first_by,omitempty"`
+	// Comparison is how the column compares with the first (nil in the first, and where it could not be compared):
+	// its Method, thresholds and notes. Its cases are the rows' Cell.Comparison.
+	Comparison *Result `json:"-"`
+	// Method is Comparison's, for scripts: paired, unpaired or none.
+	Method Method `json:"vs_first_method,omitempty"`
+	// NotCompared says why the column could not be compared with the first, when it could not.
+	NotCompared string `json:"not_compared,omitempty"`
 }
 
 // Row is one case across the artifacts.
@@ -61,12 +70,12 @@ type Cell struct {
 	PILevel        float64  `json:"pi_level,omitempty"`
 	RatioToRef     *float64 `json:"ratio_to_ref,omitempty"`
 	CrossingsPerMs *float64 `json:"crossings_per_ms,omitempty"`
-	// Against the first column (absent in the first column itself), as the column's VsFirst says: the ratio of
-	// medians, or of ratios to ref_js_loop. The p-value is absent where the devices differ.
-	VsFirst     *float64 `json:"vs_first,omitempty"`
-	PValue      *float64 `json:"p_value,omitempty"`
-	Significant bool     `json:"significant,omitempty"`
-	TestError   string   `json:"test_error,omitempty"`
+	// VsFirst is the case's ×ref against the first column's (absent in the first column itself): 1 + the change
+	// its Comparison measured, else the ratio of the two ×ref.
+	VsFirst *float64 `json:"vs_first,omitempty"`
+	// Comparison is the case's verdict against the first column, the same one compare and gate print below the
+	// table; absent in the first column, for ref_js_loop (its ratio is 1 by definition) and where nothing compared.
+	Comparison *CaseResult `json:"comparison,omitempty"`
 	// InstructionsPerOp is the callgrind count, when the artifact has one.
 	InstructionsPerOp *float64 `json:"instructions_per_op,omitempty"`
 	// AllocsPerOp and BytesPerOp are what one op allocates, engine and host together, when the artifact has them.
@@ -74,29 +83,49 @@ type Cell struct {
 	BytesPerOp  *float64 `json:"bytes_per_op,omitempty"`
 }
 
-// How a column compares with the first.
-const (
-	ByTime  = "ns/op"        // the same device, engine and build: the ratio of medians, the U test on the samples
-	ByRatio = "ratio_to_ref" // anything else: the ratio of ratios to ref_js_loop; the U test only on the same device
-)
+// HasInterval reports whether the cell has a median interval at stats.Level; an artifact's interval of a lower level
+// (too few samples) is not shown.
+func (c Cell) HasInterval() bool { return hasInterval(c.PILevel) }
 
-// Build makes the table for artifacts read from files (files[i] is where arts[i] came from).
-func Build(arts []*artifact.Artifact, files []string) *Table {
-	t := &Table{Warnings: []string{}, Notes: []string{}}
+// hasInterval reports whether an interval of the given level reaches stats.Level.
+func hasInterval(level float64) bool { return level >= stats.Level-1e-9 }
+
+// Build makes the table of loaded artifacts, the first one the base: every column after it is compared with it by
+// Compare under o (its time thresholds; o.Noise is ignored). noise, when not nil, gives an artifact's device noise
+// from the history: it is noted under the table, and the column's comparison says "cannot see" where it hides the
+// minimum effect.
+func Build(loaded []Loaded, o Options, noise func(*artifact.Artifact) *Noise) *Table {
+	o = o.WithDefaults()
+	o.Metric = Time
+	t := &Table{Warnings: []Warning{}, Notes: []Warning{}, Artifacts: loaded}
+	arts, files := make([]*artifact.Artifact, len(loaded)), make([]string, len(loaded))
+	for i, l := range loaded {
+		arts[i], files[i] = l.Artifact, l.File
+	}
 	labels := Labels(arts, files)
+	noises := make([]*Noise, len(arts))
 	for i, a := range arts {
 		col := Column{Label: labels[i], File: files[i], Complete: a.Complete, Emulated: a.Device.Emulated,
 			EmulatedReason: a.Device.EmulatedReason}
+		if noise != nil {
+			noises[i] = noise(a)
+		}
 		if i > 0 {
-			col.VsFirst = ByTime
-			if ds := artifact.Differences(arts[0], a); len(ds) > 0 {
-				col.VsFirst = ByRatio
-				if beyond := artifact.BeyondPrograms(ds); len(beyond) > 0 {
-					t.Warnings = append(t.Warnings, originWarning(files[0], files[i], beyond))
-				}
+			if beyond := beyondOrigin(arts[0], a); len(beyond) > 0 {
+				t.Warnings = append(t.Warnings, originWarning(files[0], files[i], beyond, o.AcrossOrigins))
 			}
 			if w := stateWarning(arts[0], a, files[0], files[i]); w != "" {
-				t.Warnings = append(t.Warnings, w)
+				t.Warnings = append(t.Warnings, Warning{Kind: StateShift, Text: w})
+			}
+			co := o
+			co.Noise = noises[i]
+			res, err := Compare(loaded[0], loaded[i], co)
+			if err != nil {
+				col.NotCompared = err.Error()
+				t.Notes = append(t.Notes, Warning{Kind: NoComparison, Artifact: labels[i],
+					Text: "not compared with " + labels[0] + ": " + err.Error()})
+			} else {
+				col.Comparison, col.Method = res, res.Method
 			}
 		}
 		t.Columns = append(t.Columns, col)
@@ -110,8 +139,8 @@ func Build(arts []*artifact.Artifact, files []string) *Table {
 			cell := cellFor(a, name)
 			if c := a.Case(name); c != nil {
 				row.Crossing = row.Crossing || c.Crossing
-				if first := arts[0].Case(name); i > 0 && first != nil {
-					compare(&cell, arts[0], a, first, c, t.Columns[i].VsFirst)
+				if i > 0 {
+					compared(&cell, arts[0].Case(name), c, t.Columns[i].Comparison)
 				}
 			}
 			row.Cells = append(row.Cells, cell)
@@ -124,20 +153,62 @@ func Build(arts []*artifact.Artifact, files []string) *Table {
 			frame = c.CrossingsPerMs
 		}
 		t.Frame = append(t.Frame, frame)
-		t.Notes = append(t.Notes, notes(t.Columns[i].Label, a)...)
+		t.Notes = append(t.Notes, notes(labels[i], a)...)
+		if n := noises[i]; n != nil && len(n.Visible) > 0 {
+			t.Notes = append(t.Notes, Warning{Kind: NoiseNote, Artifact: labels[i], Text: noiseText(n)})
+		}
+		if res := t.Columns[i].Comparison; res != nil {
+			for _, c := range res.Cases {
+				if c.UnderMinimum {
+					t.Notes = append(t.Notes, Warning{Kind: UnderMinimum, Artifact: labels[i],
+						Text: fmt.Sprintf("%s: %s (against %s): no change that counts", c.Case, c.Note, labels[0])})
+				}
+			}
+		}
 	}
-	names := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		names[i] = c.Label
-	}
-	if w := intervalWarning(names, arts); w != "" {
-		t.Warnings = append(t.Warnings, w)
+	if w := intervalWarning(labels, arts); w != "" {
+		t.Warnings = append(t.Warnings, Warning{Kind: NoInterval, Text: w})
 	}
 	// Recomputed from the intervals shown, so that it says once what each artifact's own warning would repeat.
-	if w := artifact.UnstableWarning(arts, names, stats.DefaultStability); w != "" {
-		t.Warnings = append(t.Warnings, w)
+	if w := artifact.UnstableWarning(arts, labels, stats.DefaultStability); w != "" {
+		t.Warnings = append(t.Warnings, Warning{Kind: Unstable, Text: w})
 	}
 	return t
+}
+
+// compared fills the cell of case c with its comparison against first, the first column's case, from res.
+func compared(cell *Cell, first, c *artifact.Case, res *Result) {
+	if first != nil && first.RatioToRef != nil && c.RatioToRef != nil {
+		r := stats.Ratio(*c.RatioToRef, *first.RatioToRef)
+		cell.VsFirst = &r
+	}
+	if res == nil {
+		return
+	}
+	for i := range res.Cases {
+		if cr := &res.Cases[i]; cr.Case == c.Name && cr.Baseline > 0 {
+			cell.Comparison = cr
+			r := 1 + cr.Change
+			cell.VsFirst = &r
+		}
+	}
+}
+
+// beyondOrigin is how a's and b's origins differ beyond what comparing two programs is made of
+// (artifact.BeyondPrograms), sessions left out: ×ref takes out the session, not another device or build.
+func beyondOrigin(a, b *artifact.Artifact) []artifact.Difference {
+	return slices.DeleteFunc(artifact.BeyondPrograms(artifact.Differences(a, b)), func(d artifact.Difference) bool {
+		return d.Kind == artifact.DiffSession
+	})
+}
+
+// originWarning is the one line that says why a column compares with the first by ×ref only, without a test.
+func originWarning(first, file string, ds []artifact.Difference, across bool) Warning {
+	how := "comparing ×ref only, not judged (--across-origins judges anyway)"
+	if across {
+		how = "comparing ×ref, judged anyway (--across-origins)"
+	}
+	return Warning{Kind: Origin, Text: fmt.Sprintf("%s and %s come from %s: %s", first, file, artifact.Describe(ds), how)}
 }
 
 // Labels name the artifacts read from files as the table's columns do: each artifact's label, with its file where
@@ -185,22 +256,10 @@ func OnlyCases(arts []*artifact.Artifact, names []string) error {
 	return nil
 }
 
-// originWarning is the one line that says why a column compares with the first by ratio only.
-func originWarning(first, file string, ds []artifact.Difference) string {
-	how := "comparing ×ref"
-	if slices.ContainsFunc(ds, func(d artifact.Difference) bool { return d.Kind == artifact.DiffDevice }) {
-		how = "comparing ×ref only, no test of significance"
-	}
-	return fmt.Sprintf("%s and %s come from %s: %s", first, file, artifact.Describe(ds), how)
-}
-
 // stateWarning is one line when a and b, from one device, did not run at one speed (stats.StateShift): their ratios
 // then differ by more than the machine's speed, and the comparison can show a change that is not there.
 func stateWarning(a, b *artifact.Artifact, fileA, fileB string) string {
-	if !artifact.SameDevice(a, b) {
-		return ""
-	}
-	shift := stats.StateShift(a.RefSamples(), b.RefSamples(), stats.DefaultStateShift)
+	shift := stateShift(a, b)
 	if !shift.Shifted {
 		return ""
 	}
@@ -215,7 +274,7 @@ func stateWarning(a, b *artifact.Artifact, fileA, fileB string) string {
 }
 
 // intervalWarning is one line for every case of arts whose interval the table does not show, or "". It counts from
-// the artifacts (labels[i] names arts[i]): the table model keeps no samples for it.
+// the artifacts (labels[i] names arts[i]): the table keeps no samples for it.
 func intervalWarning(labels []string, arts []*artifact.Artifact) string {
 	var parts []string
 	for i, a := range arts {
@@ -255,13 +314,6 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// HasInterval reports whether the cell has a median interval at stats.Level; an artifact's interval of a lower level
-// (too few samples) is not shown.
-func (c Cell) HasInterval() bool { return hasInterval(c.PILevel) }
-
-// hasInterval reports whether an interval of the given level reaches stats.Level.
-func hasInterval(level float64) bool { return level >= stats.Level-1e-9 }
-
 // caseOrder is the catalogue's order, then any other case in the order the artifacts list them.
 func caseOrder(arts []*artifact.Artifact) []string {
 	present := map[string]bool{}
@@ -289,12 +341,7 @@ func caseOrder(arts []*artifact.Artifact) []string {
 func cellFor(a *artifact.Artifact, name string) Cell {
 	c := a.Case(name)
 	if c == nil {
-		for _, f := range a.Failures {
-			if f.Name == name {
-				return Cell{Missing: true, Failed: f.Reason}
-			}
-		}
-		return Cell{Missing: true}
+		return Cell{Missing: true, Failed: failed(a, name)}
 	}
 	cell := Cell{MedianNs: c.MedianNs, PILevel: c.PILevel, RatioToRef: c.RatioToRef, CrossingsPerMs: c.CrossingsPerMs,
 		InstructionsPerOp: c.InstructionsPerOp}
@@ -307,62 +354,39 @@ func cellFor(a *artifact.Artifact, name string) Cell {
 	return cell
 }
 
-// compare fills the cell's comparison of case c of artifact a with case first of artifact base, the first column.
-// ByTime: the ratio of medians and the U test on the samples. ByRatio: the ratio of ratios to ref_js_loop, and on
-// the same device the U test on the values the gate tests (stats.RatioValues: with several processes, their
-// ratios); between devices no test at all, since their samples measure different machines, nor for ref_js_loop.
-func compare(cell *Cell, base, a *artifact.Artifact, first, c *artifact.Case, by string) {
-	x, y := first.SamplesNs, c.SamplesNs
-	switch by {
-	case ByTime:
-		r := stats.Ratio(c.MedianNs, first.MedianNs)
-		cell.VsFirst = &r
-	default:
-		refA, refB := base.Case(cases.RefCase), a.Case(cases.RefCase)
-		if first.RatioToRef == nil || c.RatioToRef == nil || refA == nil || refB == nil {
-			return
-		}
-		r := stats.Ratio(*c.RatioToRef, *first.RatioToRef)
-		cell.VsFirst = &r
-		if !artifact.SameDevice(base, a) || c.Name == cases.RefCase {
-			return // ref_js_loop's ratio is 1 by definition: nothing to test, as in the gate
-		}
-		x = stats.RatioValues(first.ProcessRatios(), len(first.Processes), first.SamplesNs, refA.MedianNs)
-		y = stats.RatioValues(c.ProcessRatios(), len(c.Processes), c.SamplesNs, refB.MedianNs)
-	}
-	cmp := stats.Compare(x, y, stats.DefaultThresholds)
-	if cmp.Err != nil {
-		cell.TestError = cmp.Err.Error()
-		return
-	}
-	cell.PValue = &cmp.P
-	cell.Significant = cmp.Significant
-}
-
 // notes says what a reader must know about an artifact beyond its numbers.
-func notes(label string, a *artifact.Artifact) []string {
-	var out []string
+func notes(label string, a *artifact.Artifact) []Warning {
+	var out []Warning
+	add := func(kind Kind, text string) { out = append(out, Warning{Kind: kind, Artifact: label, Text: text}) }
 	if a.Device.Emulated {
 		why := ""
 		if a.Device.EmulatedReason != "" {
 			why = " (" + a.Device.EmulatedReason + ")"
 		}
-		out = append(out, fmt.Sprintf("%s: measured under an emulator%s: these are not the device's numbers", label, why))
+		add(Emulated, fmt.Sprintf("measured under an emulator%s: these are not the device's numbers", why))
 	}
 	if !a.Complete {
-		out = append(out, fmt.Sprintf("%s: incomplete run (%d cases measured, %d failed)", label, len(a.Cases), len(a.Failures)))
+		add(Incomplete, fmt.Sprintf("incomplete run (%d cases measured, %d failed)", len(a.Cases), len(a.Failures)))
 	}
 	for _, f := range a.Failures {
-		out = append(out, fmt.Sprintf("%s: %s failed: %s", label, f.Name, f.Reason))
+		add(CaseFailed, fmt.Sprintf("%s failed: %s", f.Name, f.Reason))
 	}
 	if note := a.MarkedNote(); note != "" {
-		out = append(out, fmt.Sprintf("%s: %s", label, note))
+		add(Marked, note)
 	}
 	for _, w := range a.Warnings {
-		if stats.IsTooFewForInterval(w) || strings.HasPrefix(w, artifact.UnstablePrefix) {
-			continue // the table's own warnings say these once for every artifact
+		if !recomputed(w) { // the table's own warnings say those once for every artifact
+			add(Recorded, w)
 		}
-		out = append(out, fmt.Sprintf("%s: %s", label, w))
 	}
 	return out
+}
+
+// noiseText says what a device's nightly can see: the least change per case, the most sensitive and the least.
+func noiseText(n *Noise) string {
+	names := slices.Sorted(maps.Keys(n.Visible))
+	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(n.Visible[a], n.Visible[b]) })
+	lo, hi := names[0], names[len(names)-1]
+	return fmt.Sprintf("history of %s: its nightly sees changes of %.1f%% (%s) to %.1f%% (%s) and more", n.Device,
+		100*n.Visible[lo], lo, 100*n.Visible[hi], hi)
 }

@@ -1,10 +1,4 @@
-// Package gate decides whether a current artifact regressed against a baseline: the regression guard of nightly CI.
-// It compares each case's ratio to ref_js_loop (which takes out how fast the machine is today), not raw times, and
-// calls a case regressed only when the change is both significant (Mann-Whitney U on the ref-normalised samples) and
-// larger than a minimum effect; with instruction counts (callgrind, the same for the same binary) it needs no
-// statistics and uses a tight threshold. Absolute guards bound a case's ratio whatever the baseline says. The package
-// reads artifacts and returns results as data; it runs nothing and prints only through its renderers.
-package gate
+package analysis
 
 import (
 	"fmt"
@@ -183,6 +177,9 @@ type CaseResult struct {
 	High      float64 `json:"change_high,omitempty"`
 	Threshold float64 `json:"threshold"`
 	Note      string  `json:"note,omitempty"`
+	// UnderMinimum says the change was significant but smaller than the threshold: no change that counts. Note then
+	// says so in words ("+4.1%, under the 10% minimum").
+	UnderMinimum bool `json:"under_minimum,omitempty"`
 	// Rerun is the comparison with the confirming rerun, when there was one.
 	Rerun *CaseResult `json:"rerun,omitempty"`
 }
@@ -206,10 +203,13 @@ type Result struct {
 	Threshold float64 `json:"threshold"`
 	Alpha     float64 `json:"alpha,omitempty"`
 	// Test names the test when it is not the U test of two sessions (JudgePaired).
-	Test   string        `json:"test,omitempty"`
+	Test string `json:"test,omitempty"`
+	// Method is how the two were compared (Compare chooses it).
+	Method Method        `json:"method"`
 	Cases  []CaseResult  `json:"cases"`
 	Guards []GuardResult `json:"guards"`
-	Notes  []string      `json:"notes"`
+	// Notes say what limits the comparison and what a reader must know about it, as typed values.
+	Notes []Warning `json:"notes"`
 	// Confirmation is the rerun's artifact, when --confirm reran flagged cases.
 	Confirmation string `json:"confirmation,omitempty"`
 	// BaselineEmulated and CurrentEmulated say, when that side ran under an emulator, so and why
@@ -218,6 +218,65 @@ type Result struct {
 	CurrentEmulated  string `json:"current_emulated,omitempty"`
 	// AllowMissing says a case measured on one side only does not fail the gate.
 	AllowMissing bool `json:"allow_missing,omitempty"`
+	// NotJudged, when set, says why no case could be judged and what would judge them: a gate of such a result
+	// guarded nothing, and does not pass.
+	NotJudged string `json:"not_judged,omitempty"`
+}
+
+// Method is how a Result compares its two artifacts.
+type Method string
+
+// Methods of comparison, one per kind of pair (Compare).
+const (
+	// Paired: one session, processes alternating; the sign test over the process pairs (JudgePaired).
+	Paired Method = "paired"
+	// Unpaired: one device, two sessions; the U test over the processes' ratios (Judge).
+	Unpaired Method = "unpaired"
+	// Unjudgeable: different origins; ×ref moves between them by more than a regression, so no verdict by time.
+	Unjudgeable Method = "none"
+	// Counts: instruction or allocation counts, which repeat exactly; no test.
+	Counts Method = "counts"
+)
+
+// Compare judges cur against base by the one rule that says how a pair is compared: artifacts of one session by
+// time are paired (JudgePaired); any others by Judge, which tests two sessions of one device with the U test and
+// judges none by time across origins (unless o.AcrossOrigins). Every view's comparison comes from here.
+func Compare(base, cur Loaded, o Options) (*Result, error) {
+	o = o.WithDefaults()
+	if o.Metric == Time && OneSession(base.Artifact, cur.Artifact) {
+		return JudgePaired(base.Artifact, cur.Artifact, base.File, cur.File, o)
+	}
+	return Judge(base.Artifact, cur.Artifact, base.File, cur.File, o)
+}
+
+// OneSession reports whether a and b were measured in one session, their processes alternating (compare).
+func OneSession(a, b *artifact.Artifact) bool {
+	return a.Session.ID != "" && a.Session.ID == b.Session.ID
+}
+
+// Judged reports whether r judged anything: a case compared by its test or its counts, or a guard checked.
+func (r *Result) Judged() bool {
+	judged := slices.ContainsFunc(r.Cases, func(c CaseResult) bool {
+		switch c.Verdict {
+		case Same, Improved, Regressed, Unseen, Unconfirmed, Failed:
+			return true
+		}
+		return false
+	})
+	return judged || slices.ContainsFunc(r.Guards, func(g GuardResult) bool { return !g.Missing })
+}
+
+// notJudged is why r judged nothing and what would judge it, given why its cases were not judged; "" when it
+// judged something.
+func notJudged(r *Result, why string) string {
+	if r.Judged() {
+		return ""
+	}
+	if why == "" {
+		why = "nothing judged: no case was measured on both sides; measure the same cases in both (--cases)"
+		r.Notes = append(r.Notes, Warning{Kind: NotJudged, Text: why})
+	}
+	return why
 }
 
 // Regressions lists the cases and guards that fail the gate.
@@ -225,9 +284,9 @@ func (r *Result) Regressions() []string {
 	var out []string
 	for _, c := range r.Cases {
 		switch {
-		case c.Verdict == Missing && r.fails(c):
+		case c.Verdict == Missing && r.Fails(c):
 			out = append(out, c.Case+" (missing)")
-		case r.fails(c):
+		case r.Fails(c):
 			out = append(out, c.Case)
 		}
 	}
@@ -239,9 +298,9 @@ func (r *Result) Regressions() []string {
 	return out
 }
 
-// fails reports whether c fails the gate: a regression, a failure, or a case missing from a side when that is not
+// Fails reports whether c fails the gate: a regression, a failure, or a case missing from a side when that is not
 // allowed.
-func (r *Result) fails(c CaseResult) bool {
+func (r *Result) Fails(c CaseResult) bool {
 	return c.Verdict == Regressed || c.Verdict == Failed || (c.Verdict == Missing && !r.AllowMissing)
 }
 
@@ -268,7 +327,7 @@ func Judge(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*
 		return nil, err
 	}
 	r := &Result{Label: cur.Label(), Baseline: baseFile, Current: curFile, Metric: o.Metric, Cases: []CaseResult{},
-		Guards: []GuardResult{}, Notes: []string{}}
+		Guards: []GuardResult{}, Notes: []Warning{}}
 	switch o.Metric {
 	case Time:
 		r.Alpha, r.Threshold = o.Alpha, o.MinEffect
@@ -297,22 +356,23 @@ func Judge(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*
 		}
 	}
 	if base.Target != cur.Target || base.Label() != cur.Label() {
-		r.Notes = append(r.Notes, fmt.Sprintf("comparing %s (baseline) with %s (current)", base.Label(), cur.Label()))
+		r.Notes = append(r.Notes, Warning{Kind: Sides, Text: fmt.Sprintf("comparing %s (baseline) with %s (current)", base.Label(), cur.Label())})
 	}
 	if !cur.Complete {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s is an incomplete run: %d cases measured, %d failed", curFile, len(cur.Cases), len(cur.Failures)))
+		r.Notes = append(r.Notes, Warning{Kind: Incomplete, Artifact: curFile,
+			Text: fmt.Sprintf("incomplete run: %d cases measured, %d failed", len(cur.Cases), len(cur.Failures))})
 	}
 	for _, side := range sides {
 		if note := side.a.MarkedNote(); note != "" {
-			r.Notes = append(r.Notes, fmt.Sprintf("warning: %s: %s", side.file, note))
+			r.Notes = append(r.Notes, Warning{Kind: Marked, Artifact: side.file, Text: note})
 		}
 	}
 	r.BaselineEmulated, r.CurrentEmulated = base.Device.Emulation(), cur.Device.Emulation()
 	// The gate compares ratios to ref_js_loop whatever the two are; when their devices, engines or builds differ, one
-	// line says how, since only the ratio then means anything. Sessions always differ here: that is what ×ref is for.
+	// line says how, since only the ratio then means anything. Sessions are left out: ×ref is what takes them out.
 	ds := slices.DeleteFunc(artifact.Differences(base, cur), func(d artifact.Difference) bool { return d.Kind == artifact.DiffSession })
 	if len(ds) > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("warning: %s and %s come from %s: comparing ×ref only", baseFile, curFile, artifact.Describe(ds)))
+		r.Notes = append(r.Notes, Warning{Kind: Origin, Text: fmt.Sprintf("%s and %s come from %s: comparing ×ref only", baseFile, curFile, artifact.Describe(ds))})
 	}
 	r.AllowMissing = o.AllowMissing
 	for _, name := range order(base, cur) {
@@ -321,36 +381,44 @@ func Judge(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*
 		}
 		r.Cases = append(r.Cases, compareCase(base, cur, name, o))
 	}
-	if o.Metric == Time && !o.AcrossOrigins && acrossOrigins(ds) {
-		withholdTimeVerdicts(r)
+	r.Method = Unpaired
+	why := ""
+	switch {
+	case o.Metric != Time:
+		r.Method = Counts
+	case acrossOrigins(ds) && !o.AcrossOrigins:
+		r.Method = Unjudgeable
+		why = withholdTimeVerdicts(r)
 	}
 	if o.Metric == Time {
 		r.Notes = append(r.Notes, refNote(base, cur))
 	}
 	r.Guards = checkGuards(cur, o.Guards)
+	r.NotJudged = notJudged(r, why)
 	return r, nil
 }
 
-// acrossOrigins reports whether the differences reach beyond the session and the program: another device, engine,
-// compiler, flags or defines, under which ×ref itself moves.
+// acrossOrigins reports whether the differences reach beyond the session and what comparing two programs is made of
+// (artifact.BeyondPrograms): another device, engine, compiler or defines, under which ×ref itself moves.
 func acrossOrigins(ds []artifact.Difference) bool {
-	return slices.ContainsFunc(ds, func(d artifact.Difference) bool {
-		return d.Kind == artifact.DiffDevice || d.Kind == artifact.DiffEngine || (d.Kind == artifact.DiffBuild && d.What != "programs")
-	})
+	return slices.ContainsFunc(artifact.BeyondPrograms(ds), func(d artifact.Difference) bool { return d.Kind != artifact.DiffSession })
 }
 
-// withholdTimeVerdicts turns r's time verdicts into "not judged" and says what would judge them.
-func withholdTimeVerdicts(r *Result) {
+// withholdTimeVerdicts turns r's time verdicts into "not judged" and says, in a note and in what it returns, what
+// would judge them.
+func withholdTimeVerdicts(r *Result) string {
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		if c.Verdict == Same || c.Verdict == Improved || c.Verdict == Regressed || c.Verdict == Unseen {
 			c.Verdict, c.Note = Unjudged, ""
 		}
 	}
-	r.Notes = append(r.Notes, "not judged by time: ×ref moves between CPUs, compilers and QuickJS builds by more than a "+
-		"regression; judge by instruction counts (--metric instructions), rerun both on one device (--confirm, "+
-		"bench-bridge compare), or read the device's own history (bench-bridge history changes); --across-origins "+
-		"judges anyway")
+	why := "not judged by time: ×ref moves between CPUs, compilers and QuickJS builds by more than a " +
+		"regression; judge by instruction counts (--metric instructions), rerun both on one device (--confirm, " +
+		"bench-bridge compare), or read the device's own history (bench-bridge history changes); --across-origins " +
+		"judges anyway"
+	r.Notes = append(r.Notes, Warning{Kind: NotJudged, Text: why})
+	return why
 }
 
 // stateShift compares the least ref_js_loop samples of base and cur when they come from one device
@@ -364,13 +432,13 @@ func stateShift(base, cur *artifact.Artifact) stats.Shift {
 // refNote says how fast ref_js_loop ran in each run: the machine's speed, which every ratio divides out. When one
 // run never reached the other's speed on one device (stateShift), it warns instead, naming the slow side: a slow
 // baseline can hide a regression, a slow current run flag a case that did not change.
-func refNote(base, cur *artifact.Artifact) string {
+func refNote(base, cur *artifact.Artifact) Warning {
 	shift := stateShift(base, cur)
 	lb, lc := shift.LeastA, shift.LeastB
 	if !shift.Shifted {
 		b, c := base.RefMedian(), cur.RefMedian()
-		return fmt.Sprintf("%s took %s/op in the current run, %s in the baseline (x%.2f): the machine's speed, taken "+
-			"out of every ratio", cases.RefCase, artifact.FormatNs(c), artifact.FormatNs(b), stats.Ratio(c, b))
+		return Warning{Kind: Speed, Text: fmt.Sprintf("%s took %s/op in the current run, %s in the baseline (x%.2f): the "+
+			"machine's speed, taken out of every ratio", cases.RefCase, artifact.FormatNs(c), artifact.FormatNs(b), stats.Ratio(c, b))}
 	}
 	what := "The baseline never ran at the current run's speed, so a regression can hide behind it: measure a new " +
 		"baseline, or the two programs in one session (bench-bridge compare)."
@@ -378,9 +446,9 @@ func refNote(base, cur *artifact.Artifact) string {
 		what = "The current run never ran at the baseline's speed, so a case can be flagged that did not change: " +
 			"--confirm reruns what is flagged beside the baseline's program."
 	}
-	return fmt.Sprintf("warning: %s's least sample was %s in the baseline and %s in the current run (x%.2f), on one "+
-		"device; in a state that slow the ratios change too (docs/gate.md). %s", cases.RefCase, artifact.FormatNs(lb),
-		artifact.FormatNs(lc), stats.Ratio(lc, lb), what)
+	return Warning{Kind: StateShift, Text: fmt.Sprintf("%s's least sample was %s in the baseline and %s in the current "+
+		"run (x%.2f), on one device; in a state that slow the ratios change too (docs/gate.md). %s", cases.RefCase,
+		artifact.FormatNs(lb), artifact.FormatNs(lc), stats.Ratio(lc, lb), what)}
 }
 
 // comparableCounts refuses instruction counts of different builds: another compiler or QuickJS counts differently.
@@ -464,7 +532,11 @@ func compareCase(base, cur *artifact.Artifact, name string, o Options) CaseResul
 	if len(cmp.Warnings) > 0 {
 		res.Note = cmp.Warnings[0]
 	}
-	res.Verdict = verdict(stats.UnpairedThresholds(o.Alpha, res.Threshold).Tested(res.Change, p))
+	th := stats.UnpairedThresholds(o.Alpha, res.Threshold)
+	res.Verdict = verdict(th.Tested(res.Change, p))
+	if res.Verdict == Same && stats.Significant(p, o.Alpha) {
+		res.UnderMinimum, res.Note = true, fmt.Sprintf("%s, under the %s minimum", signedPercent(res.Change), percent(res.Threshold))
+	}
 	if n := o.Noise; res.Verdict == Same && n != nil && n.Visible[name] > res.Threshold {
 		res.Verdict = Unseen
 		res.Note = fmt.Sprintf("cannot see %s on %s for %s: its history sees changes of %s and more", percent(res.Threshold),
@@ -577,7 +649,7 @@ func checkGuards(a *artifact.Artifact, guards []Guard) []GuardResult {
 }
 
 // Confirm compares the rerun of the flagged cases (an artifact of the same program on the same target, made after
-// Compare flagged them) with the baseline: a case stays regressed only when the rerun regresses too, a guard stays
+// Judge flagged them) with the baseline: a case stays regressed only when the rerun regresses too, a guard stays
 // breached only when the rerun breaches it too.
 func Confirm(r *Result, base, rerun *artifact.Artifact, rerunFile string, o Options) {
 	r.Confirmation = rerunFile
@@ -604,3 +676,9 @@ func Confirm(r *Result, base, rerun *artifact.Artifact, rerunFile string, o Opti
 		}
 	}
 }
+
+// signedPercent prints a relative change with its sign: "+4.1%".
+func signedPercent(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }
+
+// percent prints a relative change as a percentage with three significant digits: 0.1 is "10%".
+func percent(v float64) string { return fmt.Sprintf("%.3g%%", 100*v) }

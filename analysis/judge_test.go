@@ -1,9 +1,6 @@
-package gate
+package analysis
 
 import (
-	"bytes"
-	"encoding/json"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,47 +9,13 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/stats"
+	"github.com/bench-bridge/bench-bridge/internal/fakeart"
 )
 
-// fake makes an artifact whose cases have medians near the given ns, with samples spread by noise (relative) from a
-// seeded generator: statistics without a machine.
+// fake is fakeart.Artifact: an artifact of statistics without a machine.
 func fake(t *testing.T, seed uint64, noise float64, medians map[string]float64) *artifact.Artifact {
 	t.Helper()
-	r := rand.New(rand.NewPCG(seed, 7))
-	a := &artifact.Artifact{Schema: artifact.Schema, Target: "linux", Program: artifact.ProgramBridge, Codec: "json", Complete: true}
-	for _, name := range cases.Names() {
-		m, ok := medians[name]
-		if !ok {
-			continue
-		}
-		c := artifact.Case{Name: name}
-		for p := range 10 {
-			// One sample per process: each process's median is its sample.
-			s := m * (1 + noise*(r.Float64()-0.5))
-			c.SamplesNs = append(c.SamplesNs, s)
-			c.Processes = append(c.Processes, artifact.CaseProcess{Process: p, SamplesNs: []float64{s}, MedianNs: s})
-		}
-		s := stats.Summarize(c.SamplesNs, 0.95)
-		c.MedianNs, c.PILowNs, c.PIHighNs = s.Median, s.Low, s.High
-		a.Cases = append(a.Cases, c)
-	}
-	for p := range 10 {
-		a.Processes = append(a.Processes, artifact.Process{Seq: p, Protocol: 2})
-	}
-	if ref := a.Case(cases.RefCase); ref != nil {
-		for i := range a.Cases {
-			c := &a.Cases[i]
-			for p := range c.Processes {
-				rp := c.Processes[p].MedianNs / ref.Processes[p].MedianNs
-				c.Processes[p].RefMedianNs, c.Processes[p].RatioToRef = ref.Processes[p].MedianNs, &rp
-			}
-			// As the runner computes it (and artifact.Validate checks it).
-			v := stats.LeastOverLeast(c.ProcessSamples(), 0).Ratio
-			c.RatioToRef = &v
-		}
-	}
-	return a
+	return fakeart.Artifact(seed, noise, medians)
 }
 
 func verdicts(r *Result) map[string]Verdict {
@@ -63,18 +26,9 @@ func verdicts(r *Result) map[string]Verdict {
 	return out
 }
 
-var base = map[string]float64{cases.RefCase: 25, "script_to_host_scalar": 1250, "callback": 1250, "script_to_host_object": 6000}
+var base = fakeart.Base
 
-func scaled(m map[string]float64, by map[string]float64) map[string]float64 {
-	out := map[string]float64{}
-	for k, v := range m {
-		out[k] = v
-		if f, ok := by[k]; ok {
-			out[k] = v * f
-		}
-	}
-	return out
-}
+var scaled = fakeart.Scaled
 
 func TestJudgeTime(t *testing.T) {
 	o := Options{}.WithDefaults()
@@ -239,7 +193,7 @@ func TestFailedCaseRegresses(t *testing.T) {
 	}
 	c.Complete = false
 	r, _ = Judge(fake(t, 1, 0.02, base), c, "b", "c", Options{}.WithDefaults())
-	if !strings.Contains(strings.Join(r.Notes, "\n"), "c is an incomplete run: 3 cases measured, 1 failed") {
+	if !strings.Contains(lines(r.Notes), "c: incomplete run: 3 cases measured, 1 failed") {
 		t.Errorf("notes %v", r.Notes)
 	}
 }
@@ -290,7 +244,7 @@ func TestLoadAndMatchDirectories(t *testing.T) {
 			t.Errorf("paired %s with %s", p.Baseline.File, p.Current.File)
 		}
 	}
-	joined := strings.Join(notes, "\n")
+	joined := lines(notes)
 	if !strings.Contains(joined, "linux-fast.json (fast linux): no baseline") || !strings.Contains(joined, "android.json (json android): baseline without") {
 		t.Errorf("notes:\n%s", joined)
 	}
@@ -305,26 +259,6 @@ func TestLoadAndMatchDirectories(t *testing.T) {
 	}
 	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no artifacts") {
 		t.Errorf("empty directory: err %v", err)
-	}
-}
-
-func TestRender(t *testing.T) {
-	o := Options{Guards: []Guard{{Case: "callback", MaxRatioToRef: 100}}}.WithDefaults()
-	r, err := Judge(fake(t, 1, 0.02, base), fake(t, 2, 0.02, scaled(base, map[string]float64{"callback": 1.3})), "b.json", "c.json", o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := &Report{Results: []*Result{r}, Notes: []string{}}
-	out := renderedWith(t, report, map[string][]string{
-		"text":     {"json linux: b.json -> c.json", "callback", "REGRESSED", "guard callback over ref_js_loop at most 100", "gate: 1 regressed: json linux: callback"},
-		"markdown": {"## ❌ gate: 1 regressed", "| `callback` |", "**REGRESSED**", "- guard callback"},
-		"json":     {`"verdict": "regressed"`, `"regressions": [`},
-	})
-	if !json.Valid([]byte(out["json"])) {
-		t.Errorf("invalid json:\n%s", out["json"])
-	}
-	if err := Render(&bytes.Buffer{}, report, "yaml"); err == nil {
-		t.Error("want an error for an unknown format")
 	}
 }
 
@@ -352,7 +286,7 @@ func TestRefNoteWarnsOfAnotherState(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			notes := strings.Join(r.Notes, "\n")
+			notes := lines(r.Notes)
 			if !strings.Contains(notes, tt.want) {
 				t.Errorf("notes %q, want one that says %q", notes, tt.want)
 			}
@@ -397,8 +331,8 @@ func TestAcrossOriginsIsNotJudgedByTime(t *testing.T) {
 		if got := verdicts(r)["callback"]; got != want || (len(r.Regressions()) == 0) == across {
 			t.Errorf("across origins %v: callback %s, want %s; regressions %q", across, got, want, r.Regressions())
 		}
-		if !across && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "--metric instructions") }) {
-			t.Errorf("no note on what would judge: %q", r.Notes)
+		if !across && !slices.ContainsFunc(r.Notes, func(n Warning) bool { return n.Kind == NotJudged && strings.Contains(n.Text, "--metric instructions") }) {
+			t.Errorf("no note on what would judge: %v", r.Notes)
 		}
 	}
 }
@@ -418,5 +352,23 @@ func TestNoiseThatHidesTheThreshold(t *testing.T) {
 		if c.Case == "callback" && !strings.Contains(c.Note, "cannot see 10% on phone-1 for callback") {
 			t.Errorf("note %q", c.Note)
 		}
+	}
+}
+
+// A comparison with no case measured on both sides judges nothing, and says what would judge it; its missing cases
+// are why, not regressions of their own.
+func TestNoCaseInCommonJudgesNothing(t *testing.T) {
+	b := fake(t, 1, 0.02, map[string]float64{cases.RefCase: 25, "callback": 1250})
+	c := fake(t, 2, 0.02, map[string]float64{cases.RefCase: 25, "script_to_host_scalar": 1250})
+	r, err := Judge(b, c, "b.json", "c.json", Options{}.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Judged() || !strings.Contains(r.NotJudged, "no case was measured on both sides") {
+		t.Errorf("judged %v, not judged %q", r.Judged(), r.NotJudged)
+	}
+	r, _ = Judge(b, b, "b.json", "b.json", Options{}.WithDefaults())
+	if !r.Judged() || r.NotJudged != "" {
+		t.Errorf("an artifact against itself: judged %v, not judged %q", r.Judged(), r.NotJudged)
 	}
 }

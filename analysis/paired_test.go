@@ -1,4 +1,4 @@
-package gate
+package analysis
 
 import (
 	"math/rand/v2"
@@ -87,7 +87,8 @@ func TestConfirmPairedNeedsTheMinimumEffect(t *testing.T) {
 	}
 }
 
-// With 5 pairs a sign test cannot reach 0.05: the result says so, rather than calling every change the same.
+// With 5 pairs a sign test cannot reach 0.05: the result says so, and judges nothing rather than calling every
+// change the same.
 func TestJudgePairedNamesTooFewPairs(t *testing.T) {
 	a, b := sessionPair(1, 0.5, 0.01)
 	for _, art := range []*artifact.Artifact{a, b} {
@@ -99,7 +100,10 @@ func TestJudgePairedNamesTooFewPairs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := res.Cases[0]; c.Verdict != Same || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "5 pairs: a sign test cannot reach alpha 0.05") {
-		t.Errorf("5 pairs, 50%% slower: %+v, notes %q", c, res.Notes)
+	if c := res.Cases[0]; c.Verdict != Unjudged || len(res.Notes) != 1 || res.Notes[0].Kind != NotJudged || !strings.Contains(res.Notes[0].Text, "5 pairs: a sign test cannot reach alpha 0.05") {
+		t.Errorf("5 pairs, 50%% slower: %+v, notes %v", c, res.Notes)
+	}
+	if res.Judged() || !strings.Contains(res.NotJudged, "raise --runs") {
+		t.Errorf("judged %v, not judged %q: want nothing judged, and what would judge it", res.Judged(), res.NotJudged)
 	}
 }

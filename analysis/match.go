@@ -1,4 +1,4 @@
-package gate
+package analysis
 
 import (
 	"fmt"
@@ -67,8 +67,8 @@ func key(a *artifact.Artifact) string {
 }
 
 // Match pairs current artifacts with baselines of the same target, program and codec. With one artifact on each side
-// they are paired whatever they are (Compare notes the difference). notes says what could not be paired.
-func Match(baselines, current []Loaded) (pairs []Pair, notes []string) {
+// they are paired whatever they are (Judge notes the difference). notes says what could not be paired.
+func Match(baselines, current []Loaded) (pairs []Pair, notes []Warning) {
 	if len(baselines) == 1 && len(current) == 1 {
 		return []Pair{{baselines[0], current[0]}}, nil
 	}
@@ -80,7 +80,8 @@ func Match(baselines, current []Loaded) (pairs []Pair, notes []string) {
 	for _, c := range current {
 		b, ok := byKey[key(c.Artifact)]
 		if !ok {
-			notes = append(notes, fmt.Sprintf("%s (%s): no baseline of the same target, program and codec: not gated", c.File, c.Artifact.Label()))
+			notes = append(notes, Warning{Kind: Unmatched, Artifact: fmt.Sprintf("%s (%s)", c.File, c.Artifact.Label()),
+				Text: "no baseline of the same target, program and codec: not gated"})
 			continue
 		}
 		used[key(c.Artifact)] = true
@@ -88,9 +89,19 @@ func Match(baselines, current []Loaded) (pairs []Pair, notes []string) {
 	}
 	for _, b := range baselines {
 		if !used[key(b.Artifact)] {
-			notes = append(notes, fmt.Sprintf("%s (%s): baseline without a current artifact", b.File, b.Artifact.Label()))
+			notes = append(notes, Warning{Kind: Unmatched, Artifact: fmt.Sprintf("%s (%s)", b.File, b.Artifact.Label()),
+				Text: "baseline without a current artifact"})
 		}
 	}
 	sort.Slice(pairs, func(i, j int) bool { return pairs[i].Current.File < pairs[j].Current.File })
 	return pairs, notes
+}
+
+// LoadedFrom pairs artifacts with the files they came from (files[i] is arts[i]'s).
+func LoadedFrom(arts []*artifact.Artifact, files []string) []Loaded {
+	out := make([]Loaded, len(arts))
+	for i, a := range arts {
+		out[i] = Loaded{File: files[i], Artifact: a}
+	}
+	return out
 }

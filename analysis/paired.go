@@ -1,4 +1,4 @@
-package gate
+package analysis
 
 import (
 	"fmt"
@@ -22,22 +22,30 @@ func JudgePaired(base, cur *artifact.Artifact, baseFile, curFile string, o Optio
 			baseFile, curFile, base.Session.ID, cur.Session.ID)
 	}
 	r := &Result{Label: cur.Label(), Baseline: baseFile, Current: curFile, Metric: Time, Alpha: o.Alpha,
-		Threshold: o.MinEffect, Cases: []CaseResult{}, Guards: []GuardResult{}, Notes: []string{},
-		Test: fmt.Sprintf("paired over the process pairs of session %s", cur.Session.ID)}
+		Threshold: o.MinEffect, Cases: []CaseResult{}, Guards: []GuardResult{}, Notes: []Warning{},
+		Test: fmt.Sprintf("paired over the process pairs of session %s", cur.Session.ID), Method: Paired}
 	for _, name := range order(base, cur) {
 		if name == cases.RefCase {
 			continue
 		}
 		r.Cases = append(r.Cases, pairedCase(base, cur, name, o))
 	}
+	why := ""
 	if ref, refCur := base.Case(cases.RefCase), cur.Case(cases.RefCase); ref != nil && refCur != nil {
 		n := len(ref.Processes) // every case ran in every round
 		if least := stats.LeastSignP(n); n > 0 && !stats.Significant(least, o.Alpha) {
-			r.Notes = append(r.Notes, fmt.Sprintf("%d pairs: a sign test cannot reach alpha %g with so few (at best p=%.3f), "+
-				"so nothing can be flagged; raise --runs", n, o.Alpha, least))
+			why = fmt.Sprintf("%d pairs: a sign test cannot reach alpha %g with so few (at best p=%.3f), "+
+				"so nothing can be judged; raise --runs", n, o.Alpha, least)
+			r.Notes = append(r.Notes, Warning{Kind: NotJudged, Text: why})
+			for i := range r.Cases {
+				if c := &r.Cases[i]; c.Verdict == Same {
+					c.Verdict = Unjudged
+				}
+			}
 		}
 	}
 	r.Guards = checkGuards(cur, o.Guards)
+	r.NotJudged = notJudged(r, why)
 	return r, nil
 }
 
@@ -48,18 +56,21 @@ func pairedCase(base, cur *artifact.Artifact, name string, o Options) CaseResult
 		return res
 	}
 	xs, ys := PairedValues(b, c)
-	res.Verdict = Same
 	if b.RatioToRef != nil && c.RatioToRef != nil {
 		res.Baseline, res.Current = *b.RatioToRef, *c.RatioToRef
 	}
 	p, err := stats.PairedRatio(xs, ys, stats.Level)
 	if err != nil {
-		res.Note = err.Error()
+		res.Verdict, res.Note = Unjudged, err.Error()
 		return res
 	}
 	res.Change, res.P = p.Ratio-1, &p.P
 	res.Low, res.High = p.Low-1, p.High-1
 	res.Verdict = verdict(stats.PairedThresholds(o.Alpha, res.Threshold).Tested(res.Change, p.P))
+	if res.Verdict == Same && stats.Significant(p.P, o.Alpha) {
+		res.UnderMinimum = true
+		res.Note = fmt.Sprintf("%s, under half the %s minimum", signedPercent(res.Change), percent(res.Threshold))
+	}
 	return res
 }
 
