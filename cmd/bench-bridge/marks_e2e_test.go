@@ -89,6 +89,7 @@ func startBusyLoop(t *testing.T, bin string, core int) error {
 // process may be marked, and with a busy loop started on core 0 once the first process is done, where every process
 // after it must be marked for a ref_js_loop more than 10% slower than the first's, and show must name them.
 func TestABusyLoopMarksTheProcessesItSlowed(t *testing.T) {
+	testenv.SkipInShort(t, "a statistical proof: scripts/test runs it alone on the machine")
 	testenv.Require(t, "cc", "apt-get install gcc (scripts/setup does it)")
 	testenv.Require(t, "taskset", "apt-get install util-linux")
 	testenv.Require(t, "chrt", "apt-get install util-linux")
