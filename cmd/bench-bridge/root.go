@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -140,40 +138,4 @@ shows artifacts side by side: ns per crossing, ratio to a pure-JavaScript loop, 
 	root.AddCommand(newCmdFloor(f, nil), newCmdProfile(f, nil), newCmdDoctor(f, nil), newCmdTargets(f, nil), newCmdGate(f, nil),
 		newCmdCompare(f, nil), newCmdShow(f, nil), newCmdCases(f, nil), newCmdCheck(f, nil), newCmdHistory(f), newCmdVersion(f))
 	return root
-}
-
-// version is the module version and VCS revision the binary was built from.
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	v := info.Main.Version
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-		if s.Key == "vcs.modified" && s.Value == "true" {
-			v += "+dirty"
-		}
-	}
-	return v
-}
-
-func newCmdVersion(f *Factory) *cobra.Command {
-	stdout := f.IO.Out
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version and how the binary was built",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			info, _ := debug.ReadBuildInfo()
-			goVersion := ""
-			if info != nil {
-				goVersion = info.GoVersion
-			}
-			fmt.Fprintf(stdout, "bench-bridge %s (%s %s/%s)\n", version(), goVersion, runtime.GOOS, runtime.GOARCH)
-			return nil
-		},
-	}
 }
