@@ -113,3 +113,28 @@ func TestReadmeShowWideIsThePipedText(t *testing.T) {
 		t.Errorf("on a terminal of 120 columns:\n%s", fitted)
 	}
 }
+
+// TestReadmeTestCommandIsWhatCIRuns: the README's test command, under its own heading, is the command .ci/run runs,
+// and both README commands come before anything else the README explains.
+func TestReadmeTestCommandIsWhatCIRuns(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	measure, test := strings.Index(text, "\n## Measure: "), strings.Index(text, "\n## Test: ")
+	if measure < 0 || test < 0 || strings.Count(text[:test], "\n## ") > 4 {
+		t.Fatalf("README: want the headings '## Measure: ...' and '## Test: ...' among its first sections")
+	}
+	block := text[test:]
+	start := strings.Index(block, "```\n") + 4
+	command := strings.TrimSpace(block[start : start+strings.Index(block[start:], "```")])
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(ci)), "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != command {
+		t.Errorf(".ci/run runs %q, the README's test command is %q", last, command)
+	}
+}
