@@ -23,24 +23,30 @@ func golden(t *testing.T, name, dir, got string) {
 	t.Helper()
 	got = strings.ReplaceAll(got, dir, "DIR")
 	got = sessionID.ReplaceAllString(got, "SESSION")
-	path := filepath.Join("testdata", name+".golden")
+	checkGolden(t, filepath.Join("testdata", name+".golden"), got, "-update-golden accepts it")
+}
+
+// checkGolden compares got with the golden file path; on a mismatch it writes got beside it as .got and says hint.
+// -update-golden rewrites the golden instead.
+func checkGolden(t *testing.T, path, got, hint string) {
+	t.Helper()
 	if *updateGolden {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
+	gotPath := strings.TrimSuffix(path, ".golden") + ".got"
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (go test ./cmd/bench-bridge -run TestGolden -update-golden writes it)", err)
+		t.Fatalf("%v (go test ./cmd/bench-bridge -run %s -update-golden writes it)", err, t.Name())
 	}
 	if string(want) != got {
-		gotPath := filepath.Join("testdata", name+".got")
 		os.WriteFile(gotPath, []byte(got), 0o644)
-		t.Errorf("%s differs from %s: diff %s %s (-update-golden accepts it)", name, path, path, gotPath)
+		t.Errorf("%s differs from what it says now: diff %s %s (%s)", path, path, gotPath, hint)
 		return
 	}
-	os.Remove(filepath.Join("testdata", name+".got"))
+	os.Remove(gotPath)
 }
 
 // TestGoldenCompare: what compare prints, in every format, of a program against itself slowed by 3% (significant in
