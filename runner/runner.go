@@ -82,6 +82,9 @@ type Raw struct {
 	Failures  []artifact.Failure
 	notify    func(Event)
 	sawTimer  bool // a timer_overhead_ns line came
+	// Added counts the processes the session measured beyond those asked for, to have enough in the device's fastest
+	// state (Session.fill); they are the last of Processes.
+	Added int
 }
 
 // RawProcess is one process: its case order and the cases it measured, in the order they ran.
@@ -287,7 +290,7 @@ func (m *measurement) runProcess(ctx context.Context, seq int, order []string) e
 				raw.fail(n, err.Error(), s.stderr.tail())
 				m.done++
 			}
-			m.total -= len(remaining) * (max(m.opts.Runs, 1) - 1 - seq)
+			m.total -= len(remaining) * max(max(m.opts.Runs, 1)-1-seq, 0)
 			return nil
 		}
 		current := s.current
