@@ -48,7 +48,7 @@ func TestFastestState(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
 		levels       []float64
-		n, nmax     int // the fastest state holds n to nmax levels
+		n, nmax      int     // the fastest state holds n to nmax levels
 		center, slow float64 // the fastest state's center, and how much slower the slowest level ran
 	}{
 		{"two states, 5 and 5 processes of 26 cases", joined(spread(24, 0.03, 130), spread(37.5, 0.02, 130)), 130, 130, 24, 1.6},
