@@ -29,6 +29,7 @@ type compareOptions struct {
 	IO         *IOStreams
 	OpenTarget openFunc
 	Builder    buildFunc
+	Config     configFunc
 	ctx        context.Context
 
 	Target     string
@@ -46,7 +47,7 @@ type compareOptions struct {
 
 // newCmdCompare is `bench-bridge compare TARGET A B [C...]`.
 func newCmdCompare(f *Factory, runF func(*compareOptions) error) *cobra.Command {
-	o := &compareOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder}
+	o := &compareOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "compare TARGET A B [C...]",
 		Short: "Measure two or more programs on one target in one session, their processes alternating, and test each against the first",
@@ -83,7 +84,7 @@ unless --out names another directory.`,
 			return compareRun(o)
 		},
 	}
-	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, &o.Device, false)
+	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, o.Config, &o.Device, false)
 	fl := cmd.Flags()
 	// More rounds than a run's processes: the paired test gains a pair per round, and a compare measures few cases.
 	o.Measure.runs = compareRounds
@@ -166,7 +167,7 @@ func compareRun(o *compareOptions) error {
 	if len(o.Refused) > 0 {
 		return fmt.Errorf("--%s does not apply to compare: give each program its own options (json:slowdown=0.10)", o.Refused[0])
 	}
-	cfg, err := config.Load(o.ConfigFile)
+	cfg, err := o.Config(o.ConfigFile)
 	if err != nil {
 		return err
 	}

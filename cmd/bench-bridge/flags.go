@@ -219,9 +219,9 @@ func addCaseCompletion(cmd *cobra.Command) {
 }
 
 // targetCompletion completes target names: the built-in ones and the config's.
-func targetCompletion(configFile *string) cobra.CompletionFunc {
+func targetCompletion(configFile *string, load configFunc) cobra.CompletionFunc {
 	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		cfg, err := config.Load(*configFile)
+		cfg, err := load(*configFile)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}

@@ -33,6 +33,7 @@ type gateOptions struct {
 	IO         *IOStreams
 	OpenTarget openFunc
 	Builder    buildFunc
+	Config     configFunc
 	ctx        context.Context
 
 	Baseline, Current string
@@ -58,7 +59,7 @@ func (th *thresholdFlags) changed(f *pflag.FlagSet) {
 
 // newCmdGate is `bench-bridge gate BASELINE CURRENT`.
 func newCmdGate(f *Factory, runF func(*gateOptions) error) *cobra.Command {
-	o := &gateOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder}
+	o := &gateOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "gate BASELINE CURRENT",
 		Short: "Fail (exit 3) when CURRENT regressed against BASELINE: artifacts, or directories of them matched by target and program",
@@ -106,7 +107,7 @@ func gateRun(o *gateOptions) error {
 	if !slices.Contains(gate.Formats, o.Format) {
 		return fmt.Errorf("--format %q: want one of %s", o.Format, strings.Join(gate.Formats, ", "))
 	}
-	cfg, err := config.Load(o.ConfigFile)
+	cfg, err := o.Config(o.ConfigFile)
 	if err != nil {
 		return err
 	}

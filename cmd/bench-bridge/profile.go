@@ -12,7 +12,6 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/profile"
 	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/targets"
@@ -23,6 +22,7 @@ type profileOptions struct {
 	IO         *IOStreams
 	OpenTarget openFunc
 	Builder    buildFunc
+	Config     configFunc
 	ctx        context.Context
 
 	Target     []string // the target's words: its name, or ssh and a board's [USER@]HOST (resolveTargets)
@@ -39,7 +39,7 @@ type profileOptions struct {
 
 // newCmdProfile is `bench-bridge profile TARGET CASE [SECS]`, where TARGET may be ssh [USER@]HOST.
 func newCmdProfile(f *Factory, runF func(*profileOptions) error) *cobra.Command {
-	o := &profileOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder}
+	o := &profileOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "profile TARGET CASE [SECS]",
 		Short: "Run one case in a loop under the target's profiler and summarise where the time goes",
@@ -92,13 +92,13 @@ frame-pointer stacks), symbolised here, for kernels without perf events, qemu an
 	fl.StringVar(&o.Program, "program", artifact.ProgramBridge, "program to profile: bridge or floor")
 	fl.StringVar(&o.Tool, "tool", "", "profiler: "+strings.Join(profile.ToolNames(), ", ")+" (default: the target's best)")
 	fl.StringVar(&o.OutDir, "out-dir", DefaultOutDir, "where the raw output and data file go")
-	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile)
+	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile, o.Config)
 	return cmd
 }
 
 func profileRun(o *profileOptions) (err error) {
 	stderr := o.IO.ErrOut
-	cfg, err := config.Load(o.ConfigFile)
+	cfg, err := o.Config(o.ConfigFile)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func profileRun(o *profileOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	names, err := resolveTargets(o.Target, cfg, o.Device.Host)
+	names, cfg, err := resolveTargets(o.Target, cfg, o.Device.Host)
 	if err != nil {
 		return err
 	}

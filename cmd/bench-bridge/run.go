@@ -31,6 +31,7 @@ type measureOptions struct {
 	OpenTarget openFunc
 	ListADB    listADBFunc
 	Builder    buildFunc
+	Config     configFunc
 	ctx        context.Context
 
 	Kind       string   // artifact.ProgramBridge or artifact.ProgramFloor
@@ -44,23 +45,23 @@ type measureOptions struct {
 
 // newMeasureOptions are the options of a measuring command of kind, with f's dependencies.
 func newMeasureOptions(f *Factory, kind string) *measureOptions {
-	return &measureOptions{IO: f.IO, OpenTarget: f.OpenTarget, ListADB: f.ListADB, Builder: f.Builder, Kind: kind}
+	return &measureOptions{IO: f.IO, OpenTarget: f.OpenTarget, ListADB: f.ListADB, Builder: f.Builder, Config: f.Config, Kind: kind}
 }
 
 // register adds the measuring command's flags to cmd; bridge adds the reference bridge's and the config's bridges.
 func (o *measureOptions) register(cmd *cobra.Command, bridge bool) {
-	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, &o.Device, bridge)
+	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, o.Config, &o.Device, bridge)
 	cmd.Flags().BoolVar(&o.All, "all", false, "adb: measure every device the adb server lists, each as a target of its own (TARGET-SERIAL), at once")
 }
 
 // registerMeasuring adds every flag of a measuring command and its completions.
-func registerMeasuring(cmd *cobra.Command, m *measureFlags, b *buildFlags, configFile *string, dev *targets.Overrides, bridge bool) {
+func registerMeasuring(cmd *cobra.Command, m *measureFlags, b *buildFlags, configFile *string, load configFunc, dev *targets.Overrides, bridge bool) {
 	f := cmd.Flags()
 	m.register(f)
 	b.register(f, bridge)
 	registerConfigFlag(f, configFile)
 	registerDeviceFlags(f, dev)
-	cmd.ValidArgsFunction = targetCompletion(configFile)
+	cmd.ValidArgsFunction = targetCompletion(configFile, load)
 	addCaseCompletion(cmd)
 }
 
@@ -154,11 +155,11 @@ func subsetName(name string, selected []string) string {
 // and shows them side by side. A target that cannot be opened or fails ends alone; the error names each that failed.
 // It opens every target and closes every one it opened.
 func measureRun(o *measureOptions) error {
-	cfg, err := config.Load(o.ConfigFile)
+	cfg, err := o.Config(o.ConfigFile)
 	if err != nil {
 		return err
 	}
-	names, err := resolveTargets(o.Targets, cfg, o.Device.Host)
+	names, cfg, err := resolveTargets(o.Targets, cfg, o.Device.Host)
 	if err != nil {
 		return err
 	}
