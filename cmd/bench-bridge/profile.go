@@ -13,7 +13,6 @@ import (
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/profile"
-	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -122,8 +121,7 @@ func profileRun(o *profileOptions) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, release()) }()
-	job := &runner.Job{Target: t, Kind: o.Program, Codec: prog.codec, QuickJSSrc: prog.quickjsSrc, Log: stderr,
-		User: prog.user, Defines: prog.defines, Builder: o.Builder}
+	job := plan{kind: o.Program, program: prog, builder: o.Builder}.job(t, stderr)
 	built, err := job.Program(ctx)
 	if err != nil {
 		return err

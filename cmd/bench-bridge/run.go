@@ -111,7 +111,8 @@ func newPlan(kind string, b buildFlags, m measureFlags, cfg *config.Config) (pla
 }
 
 // job is the plan for target t, with options and defines of its own: jobs running in parallel share nothing they
-// write.
+// write. It is the one way the commands make a runner.Job: measuring, compare, gate --confirm's rerun (rerunJob) and
+// profile.
 func (p plan) job(t targets.Target, log io.Writer) *runner.Job {
 	opts := p.options
 	opts.Cases = slices.Clone(p.options.Cases)
