@@ -343,7 +343,7 @@ func TestOnlyMeasuringCommandsTakeMeasuringFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Kind != artifact.ProgramFloor || strings.Join(got.Targets, ",") != "linux,webos" || got.Measure.samples != 7 ||
-		!got.Measure.samplesSet || got.Measure.metric != "instructions" || got.Build.defines[0] != "X=1" || got.Device.Host != "root@board" {
+		!got.Measure.samplesSet || got.Measure.record != recordInstructions || got.Build.defines[0] != "X=1" || got.Device.Host != "root@board" {
 		t.Errorf("floor's options: %+v", got)
 	}
 	var doc *doctorOptions

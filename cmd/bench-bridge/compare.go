@@ -101,8 +101,9 @@ unless --out names another directory.`,
 // compareRounds is compare's default --runs.
 const compareRounds = 40
 
-// programSpec is one program of compare: floor, a codec of the reference bridge or a config bridge, and options.
-type programSpec struct {
+// compareArg is one compare argument: a program of the compare (floor, a codec of the reference bridge or a config
+// bridge) and its options.
+type compareArg struct {
 	arg      string
 	kind     string
 	codec    string
@@ -110,10 +111,10 @@ type programSpec struct {
 	slowdown float64
 }
 
-// parseProgram reads NAME[:slowdown=SHARE].
-func parseProgram(arg string, cfg *config.Config) (programSpec, error) {
+// parseCompareArg reads NAME[:slowdown=SHARE].
+func parseCompareArg(arg string, cfg *config.Config) (compareArg, error) {
 	name, opts, _ := strings.Cut(arg, ":")
-	p := programSpec{arg: arg}
+	p := compareArg{arg: arg}
 	switch {
 	case name == artifact.ProgramFloor:
 		p.kind = artifact.ProgramFloor
@@ -148,7 +149,7 @@ func parseProgram(arg string, cfg *config.Config) (programSpec, error) {
 }
 
 // fileName is the artifact's name in compare's directory: the program's letter and its usual name.
-func (p programSpec) fileName(i int, target string) string {
+func (p compareArg) fileName(i int, target string) string {
 	codec := p.codec
 	if p.bridge != "" {
 		codec = p.bridge
@@ -175,10 +176,10 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	specs := make([]programSpec, len(o.Programs))
+	specs := make([]compareArg, len(o.Programs))
 	plans := make([]plan, len(o.Programs))
 	for i, a := range o.Programs {
-		if specs[i], err = parseProgram(a, cfg); err != nil {
+		if specs[i], err = parseCompareArg(a, cfg); err != nil {
 			return err
 		}
 		b, m := o.Build, o.Measure

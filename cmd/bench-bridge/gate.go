@@ -281,5 +281,5 @@ func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.
 	}
 	opts.Runs = max(a.Settings.Runs, opts.Runs, compareRounds) // as many pairs as a compare: the paired test needs them
 	opts.Slowdown, opts.SlowdownSteps = a.Settings.Slowdown, a.Settings.SlowdownSteps
-	return plan{kind: a.Program, program: prog, builder: o.Builder, options: opts, out: out}.job(t, o.IO.ErrOut), nil
+	return plan{kind: a.Program, spec: prog, builder: o.Builder, options: opts, out: out}.job(t, o.IO.ErrOut), nil
 }

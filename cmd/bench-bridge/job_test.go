@@ -48,7 +48,7 @@ func TestRerunJobIsWhatTheFlagsMake(t *testing.T) {
 			t.Errorf("%s: the config's bridge %+v", tc.a.Label(), job.User)
 		}
 		if tc.flagsCodec != "" {
-			p, err := newPlan(tc.a.Program, buildFlags{codec: tc.flagsCodec, defines: tc.defines}, measureFlags{runs: 1, samples: 1, minTime: time.Millisecond, metric: "time"}, cfg)
+			p, err := newPlan(tc.a.Program, buildFlags{codec: tc.flagsCodec, defines: tc.defines}, measureFlags{runs: 1, samples: 1, minTime: time.Millisecond, record: recordTimes}, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -27,7 +27,7 @@ type profileOptions struct {
 	Target     []string // the target's words: its name, or ssh and a board's [USER@]HOST (resolveTargets)
 	Case       string
 	Seconds    float64
-	Program    string // artifact.ProgramBridge or artifact.ProgramFloor
+	Kind       string // artifact.ProgramBridge or artifact.ProgramFloor (--program)
 	Tool       string
 	OutDir     string
 	ConfigFile string
@@ -70,8 +70,8 @@ frame-pointer stacks), symbolised here, for kernels without perf events, qemu an
 					return err
 				}
 			}
-			if !slices.Contains([]string{artifact.ProgramBridge, artifact.ProgramFloor}, o.Program) {
-				return fmt.Errorf("--program %q: want bridge or floor", o.Program)
+			if !slices.Contains([]string{artifact.ProgramBridge, artifact.ProgramFloor}, o.Kind) {
+				return fmt.Errorf("--program %q: want bridge or floor", o.Kind)
 			}
 			if o.Tool != "" && !slices.Contains(profile.ToolNames(), o.Tool) {
 				return fmt.Errorf("--tool %q: want one of %s", o.Tool, strings.Join(profile.ToolNames(), ", "))
@@ -88,7 +88,7 @@ frame-pointer stacks), symbolised here, for kernels without perf events, qemu an
 	registerConfigFlag(fl, &o.ConfigFile)
 	registerDeviceFlags(fl, &o.Device)
 	registerWaitFlag(fl, &o.Wait)
-	fl.StringVar(&o.Program, "program", artifact.ProgramBridge, "program to profile: bridge or floor")
+	fl.StringVar(&o.Kind, "program", artifact.ProgramBridge, "program to profile: bridge or floor")
 	fl.StringVar(&o.Tool, "tool", "", "profiler: "+strings.Join(profile.ToolNames(), ", ")+" (default: the target's best)")
 	fl.StringVar(&o.OutDir, "out-dir", DefaultOutDir, "where the raw output and data file go")
 	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile, o.Config)
@@ -121,7 +121,7 @@ func profileRun(o *profileOptions) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, release()) }()
-	job := plan{kind: o.Program, program: prog, builder: o.Builder}.job(t, stderr)
+	job := plan{kind: o.Kind, spec: prog, builder: o.Builder}.job(t, stderr)
 	built, err := job.Program(ctx)
 	if err != nil {
 		return err

@@ -81,7 +81,7 @@ func (o *measureOptions) runE(runF func(*measureOptions) error, first ...string)
 // plan is what every job of a measuring command shares, read-only: checked once, before any target opens.
 type plan struct {
 	kind    string
-	program program
+	spec    buildSpec
 	builder buildFunc
 	options runner.Options
 	out     string
@@ -98,7 +98,7 @@ func (o *measureOptions) plan(cfg *config.Config) (plan, error) {
 func newPlan(kind string, b buildFlags, m measureFlags, cfg *config.Config) (plan, error) {
 	p := plan{kind: kind, out: m.out, outDir: DefaultOutDir}
 	var err error
-	if p.program, err = b.resolve(cfg); err != nil {
+	if p.spec, err = b.resolve(cfg); err != nil {
 		return p, err
 	}
 	if p.options, err = m.options(cfg); err != nil {
@@ -119,15 +119,15 @@ func (p plan) job(t targets.Target, log io.Writer) *runner.Job {
 	opts.Progress = log
 	out := strings.ReplaceAll(p.out, targetPlaceholder, t.Name())
 	if out == "" {
-		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, p.program.codec), opts.Cases))
+		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, p.spec.codec), opts.Cases))
 	}
 	var user *runner.UserBridge
-	if p.program.user != nil {
-		u := *p.program.user
+	if p.spec.user != nil {
+		u := *p.spec.user
 		user = &u
 	}
-	return &runner.Job{Target: t, Kind: p.kind, Codec: p.program.codec, QuickJSSrc: p.program.quickjsSrc, Options: opts,
-		Out: out, Log: log, User: user, Defines: slices.Clone(p.program.defines), Builder: p.builder}
+	return &runner.Job{Target: t, Kind: p.kind, Codec: p.spec.codec, QuickJSSrc: p.spec.quickjsSrc, Options: opts,
+		Out: out, Log: log, User: user, Defines: slices.Clone(p.spec.defines), Builder: p.builder}
 }
 
 // defaultName is the artifact's file name: linux.json, floor-linux.json, linux-fast.json.
