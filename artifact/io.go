@@ -208,7 +208,8 @@ func fillProtocol1RefSamples(a *Artifact) {
 	}
 }
 
-// refCase is the reference case (cases.RefCase; this package imports nothing of the tool's).
+// refCase is the reference case, cases.RefCase, written again here: the artifact package imports only stats, not
+// the case list (and the C sources its package embeds).
 const refCase = "ref_js_loop"
 
 // describe turns a decoding error into one that says where the input broke.
