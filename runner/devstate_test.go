@@ -114,6 +114,9 @@ func runPhone(t *testing.T, p *phoneTarget, runs int, set func(*Options)) (*arti
 
 func steady(int) int64 { return 1800000 }
 
+// Capabilities declares the phone's CPUs, which recordingTarget has none of.
+func (p *phoneTarget) Capabilities() targets.Capabilities { return targets.Capabilities{CPUs: p} }
+
 // TestProcessesRecordTheDeviceState: every process records the core its program reported, that core's frequency
 // just before and after it, the thermal zones, the battery and the load; a process whose ref_js_loop ran more than
 // 10% slower than the fastest one's is marked, and so is one whose core changed frequency.

@@ -49,8 +49,10 @@ type fakeTarget struct {
 	closed atomic.Int32
 }
 
-func (f *fakeTarget) Name() string               { return f.name }
-func (f *fakeTarget) Machine() string            { return "fake machine " + f.name }
+func (f *fakeTarget) Name() string { return f.name }
+func (f *fakeTarget) Capabilities() targets.Capabilities {
+	return targets.Capabilities{Machine: "fake machine " + f.name}
+}
 func (f *fakeTarget) Platform() targets.Platform { return targets.Platform{} }
 func (f *fakeTarget) Close() error               { f.closed.Add(1); return nil }
 func (f *fakeTarget) Pull(context.Context, string, string) error {
