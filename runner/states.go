@@ -82,13 +82,23 @@ func applyStates(a *artifact.Artifact, cs []*artifact.Case, added int) {
 			few = append(few, c.Name)
 		}
 	}
-	w := fmt.Sprintf("ns/op and its interval are from the device's fastest state (%s at %s, up to %s beside each case); %d of %d "+
-		"processes ran cases in a slower state: %s", cases.RefCase, artifact.FormatNs(st.Center), artifact.FormatNs(st.Bound),
-		len(named), len(a.Processes), strings.Join(named, ", "))
+	w := fmt.Sprintf("ns/op and its interval are over the processes that ran each case in the device's fastest state "+
+		"(%s at %s, up to %s beside each case); %d of %d processes ran cases in a slower state: %s", cases.RefCase,
+		artifact.FormatNs(st.Center), artifact.FormatNs(st.Bound), len(named), len(a.Processes), firstFive(named))
 	if len(few) > 0 {
-		w += fmt.Sprintf("; %s had fewer than 2 processes in it and are over every process", strings.Join(few, ", "))
+		w += fmt.Sprintf("; %d of %d cases had fewer than 2 processes in it and are over every process (%s)", len(few),
+			len(cs), firstFive(few))
 	}
 	a.Warnings = append(a.Warnings, w)
+}
+
+// firstFive joins the first five of names, and says how many more there are.
+func firstFive(names []string) string {
+	out := strings.Join(names[:min(len(names), 5)], ", ")
+	if more := len(names) - 5; more > 0 {
+		out += fmt.Sprintf(" and %d more", more)
+	}
+	return out
 }
 
 // countSlower counts the processes that ran c in a slower state.
