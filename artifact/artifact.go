@@ -11,17 +11,19 @@ import (
 
 // Schema is the version of the artifact format this package reads and writes. Bump it on any change that an older
 // reader would misread; docs/artifact.md describes every version.
-const Schema = 5
+const Schema = 6
 
-// SchemaV1 to SchemaV4 are the previous versions, which Parse still reads and converts on load: schema 1 had one
+// SchemaV1 to SchemaV5 are the previous versions, which Parse still reads and converts on load: schema 1 had one
 // process per run (fromV1); schema 2 took a case's ratio_to_ref as the median of its processes' ratios, and schema 3
 // as the least process median over the least ref median (fromEarlier); schemas 1 to 4 named the prediction intervals
-// ci_* (fromV4).
+// ci_* (fromV4); schemas 1 to 5 took median_ns over every process, in whatever state each ran (they record no
+// states, so every process reads as in the fastest).
 const (
 	SchemaV1 = 1
 	SchemaV2 = 2
 	SchemaV3 = 3
 	SchemaV4 = 4
+	SchemaV5 = 5
 )
 
 // Artifact is one run of one program on one target.
@@ -43,9 +45,12 @@ type Artifact struct {
 	Session Session `json:"session"`
 	// Processes are the program's processes in the order they ran. Schema 2; one for a converted schema 1 artifact.
 	Processes []Process `json:"processes"`
-	Cases     []Case    `json:"cases"`
-	Failures  []Failure `json:"failures"`
-	Warnings  []string  `json:"warnings"`
+	// States is the device's fastest state over the run, which median_ns is taken in, and how many processes the run
+	// added to have enough of them in it; nil when the run found none (no ref_js_loop) and in artifacts before schema 6.
+	States   *States   `json:"states,omitempty"`
+	Cases    []Case    `json:"cases"`
+	Failures []Failure `json:"failures"`
+	Warnings []string  `json:"warnings"`
 	// NotImplemented are the cases asked for that the program does not list (a bridge that implements a subset);
 	// they are neither measured nor failures.
 	NotImplemented []string `json:"not_implemented,omitempty"`
@@ -189,6 +194,25 @@ type Process struct {
 	// Retries counts the times the process was measured again after a cooldown (--cooldown) because it was marked:
 	// this is the last of them.
 	Retries int `json:"retries,omitempty"`
+	// SlowerCases counts the cases the process ran in a slower state than the run's fastest (cases[].processes[].slower),
+	// and Slower is how much slower they ran, their median (1.5: 50% slower); both absent when it ran every case in
+	// the fastest state. Schema 6.
+	SlowerCases int     `json:"slower_cases,omitempty"`
+	Slower      float64 `json:"slower,omitempty"`
+}
+
+// States is the device's fastest state over a run, decided from ref_js_loop's levels beside every case in every
+// process (stats.FastestState), and what the run did to have enough processes in it.
+type States struct {
+	// RefNs is the fastest state's level of ref_js_loop, the median of the levels in it; BoundNs the slowest level in
+	// it. A case ran in a slower state in a process when the ref beside it there was above BoundNs.
+	RefNs   float64 `json:"ref_ns"`
+	BoundNs float64 `json:"bound_ns"`
+	// Want is how many processes every case was to have in the fastest state; Added is how many processes the run
+	// measured beyond those asked for (--runs) to reach it, at most MaxAdded: the bound it keeps to.
+	Want     int `json:"want"`
+	Added    int `json:"added"`
+	MaxAdded int `json:"max_added"`
 }
 
 // Case is the result of one measured case. Times are per op, in nanoseconds, timer overhead removed.
@@ -196,7 +220,8 @@ type Process struct {
 // Since schema 2 the statistics come from the process level: MedianNs is the median of the processes' medians and
 // the interval is a prediction interval over processes (where another run's median is expected). Since schema 4
 // RatioToRef is the least of the case's samples over the least of the ref samples measured beside them
-// (stats.LeastOverLeast); since schema 5 the intervals are named pi_* for what they are.
+// (stats.LeastOverLeast); since schema 5 the intervals are named pi_* for what they are; since schema 6 MedianNs and
+// its interval are over the processes that ran the case in the device's fastest state (StateProcesses).
 type Case struct {
 	Name     string `json:"name"`
 	Crossing bool   `json:"crossing"`
@@ -204,7 +229,8 @@ type Case struct {
 	Iterations int64 `json:"iterations"`
 	// SamplesNs are every process's samples, one process after another, as Processes lists them.
 	SamplesNs []float64 `json:"samples_ns"`
-	MedianNs  float64   `json:"median_ns"`
+	// MedianNs is the median of the medians of StateProcesses.
+	MedianNs float64 `json:"median_ns"`
 	// PILowNs and PIHighNs bound the prediction interval of MedianNs: where another run's median of as many
 	// processes is expected, at PILevel (stats.PredictionInterval). In an artifact converted from schema 1 (one
 	// process) they are what that schema had: the confidence interval of the median over the process's samples.
@@ -256,6 +282,39 @@ type CaseProcess struct {
 	SlowdownBaseNs float64 `json:"slowdown_base_ns,omitempty"`
 	// Memory is the process's memory record of the case; absent when it printed none.
 	Memory *ProcessMemory `json:"memory,omitempty"`
+	// Slower is how much slower than the run's fastest state the device ran while the process measured this case:
+	// the ref beside it over the fastest state's (artifact's states.ref_ns); absent when it ran in the fastest state.
+	// Schema 6.
+	Slower float64 `json:"slower,omitempty"`
+}
+
+// minStateProcesses is the fewest processes in the fastest state that a case's median and interval are taken over;
+// with fewer, they are taken over every process.
+const minStateProcesses = 2
+
+// StateProcesses returns the processes that ran the case in the device's fastest state (Slower absent), which its
+// median_ns and interval are taken over; every process when fewer than two did.
+func (c *Case) StateProcesses() []CaseProcess {
+	var out []CaseProcess
+	for _, p := range c.Processes {
+		if p.Slower == 0 {
+			out = append(out, p)
+		}
+	}
+	if len(out) < minStateProcesses {
+		return c.Processes
+	}
+	return out
+}
+
+// StateMedians returns the median of every process of StateProcesses.
+func (c *Case) StateMedians() []float64 {
+	ps := c.StateProcesses()
+	out := make([]float64, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.MedianNs)
+	}
+	return out
 }
 
 // ProcessMedians returns the median of every process that measured the case.

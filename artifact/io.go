@@ -51,7 +51,7 @@ func Parse(data []byte) (*Artifact, error) {
 		return nil, describe(data, err)
 	}
 	schema := a.Schema
-	if schema < Schema {
+	if schema <= SchemaV4 {
 		if err := fromV4(&a, data); err != nil {
 			return nil, describe(data, err)
 		}
@@ -64,10 +64,11 @@ func Parse(data []byte) (*Artifact, error) {
 			return nil, err
 		}
 	}
+	a.Schema = Schema
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	if schema < Schema {
+	if schema < SchemaV5 {
 		a.recomputeIntervals()
 	}
 	return &a, nil
@@ -96,7 +97,6 @@ func fromV4(a *Artifact, data []byte) error {
 		c, o := &a.Cases[i], old.Cases[i]
 		c.PILowNs, c.PIHighNs, c.PILevel, c.RatioPILow, c.RatioPIHigh = o.CILowNs, o.CIHighNs, o.CILevel, o.RatioCILow, o.RatioCIHigh
 	}
-	a.Schema = Schema
 	return nil
 }
 
@@ -110,7 +110,7 @@ func (a *Artifact) recomputeIntervals() {
 		if len(c.Processes) < 2 || c.PILevel == 0 {
 			continue
 		}
-		s := stats.PredictionInterval(c.ProcessMedians(), c.PILevel)
+		s := stats.PredictionInterval(c.StateMedians(), c.PILevel)
 		c.PILowNs, c.PIHighNs = s.Low, s.High
 		if c.RatioPILow != nil && c.RatioPIHigh != nil {
 			if r := stats.LeastOverLeast(c.ProcessSamples(), c.PILevel); r.Level > 0 {
@@ -208,7 +208,8 @@ func fillProtocol1RefSamples(a *Artifact) {
 	}
 }
 
-// refCase is cases.RefCase written out: of the tool's packages, this one imports only stats.
+// refCase is the reference case, cases.RefCase, written again here: the artifact package imports only stats, not
+// the case list (and the C sources its package embeds).
 const refCase = "ref_js_loop"
 
 // describe turns a decoding error into one that says where the input broke.

@@ -77,14 +77,17 @@ func checkMedians(c Case) error {
 		if m := stats.Median(p.SamplesNs); !near(p.MedianNs, m) {
 			return fmt.Errorf("processes[%d]: field \"median_ns\" is %v, but the median of its samples_ns is %v", j, p.MedianNs, m)
 		}
+		if p.Slower != 0 && !(p.Slower > 1) {
+			return fmt.Errorf("processes[%d]: field \"slower\" is %v, want more than 1 (how much slower than the fastest state) or none", j, p.Slower)
+		}
 		if len(p.RefSamplesNs) > 0 {
 			if m := stats.Median(p.RefSamplesNs); !near(p.RefMedianNs, m) {
 				return fmt.Errorf("processes[%d]: field \"ref_median_ns\" is %v, but the median of its ref_samples_ns is %v", j, p.RefMedianNs, m)
 			}
 		}
 	}
-	if m := stats.Median(c.ProcessMedians()); !near(c.MedianNs, m) {
-		return fmt.Errorf("field \"median_ns\" is %v, but the median of processes[].median_ns is %v", c.MedianNs, m)
+	if m := stats.Median(c.StateMedians()); !near(c.MedianNs, m) {
+		return fmt.Errorf("field \"median_ns\" is %v, but the median of processes[].median_ns in the fastest state is %v", c.MedianNs, m)
 	}
 	return nil
 }

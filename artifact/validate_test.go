@@ -42,7 +42,7 @@ func TestValidateNumbers(t *testing.T) {
 		{"ratio outside its interval", func(a *Artifact) { lo, hi := 4.5, 5.0; a.Cases[1].RatioPILow, a.Cases[1].RatioPIHigh = &lo, &hi },
 			`field "ratio_to_ref" is 4.3, outside its interval`},
 		{"median that is not the processes'", func(a *Artifact) { a.Cases[1].MedianNs, a.Cases[1].PIHighNs = 45, 45 },
-			`cases[1] (callback): field "median_ns" is 45, but the median of processes[].median_ns is 44`},
+			`cases[1] (callback): field "median_ns" is 45, but the median of processes[].median_ns in the fastest state is 44`},
 		{"process median that is not its samples'", func(a *Artifact) { a.Cases[1].Processes[0].MedianNs = 43 },
 			`cases[1] (callback): processes[0]: field "median_ns" is 43, but the median of its samples_ns is 44`},
 		{"negative ratio", func(a *Artifact) { *a.Cases[1].RatioToRef = -4 }, `field "ratio_to_ref" is -4`},

@@ -22,13 +22,14 @@ type caseRun struct {
 	slowdown             []float64 // the slowdown record's ADDED and BASE, when it printed one
 }
 
-// runState follows a `run` output line by line, recording each departure from the protocol.
+// runState follows a `run` output line by line, recording each departure from the protocol: its order by the
+// runner's own grammar (runner.Grammar), and what a conforming program does beyond it.
 type runState struct {
 	c       *checker
 	out     *output
 	asked   []string
 	cases   map[string]*caseRun
-	current string
+	g       runner.Grammar
 	timer   bool
 	version int    // the first line's protocol version; 0 when it is not one bench-bridge speaks
 	ref     string // the case the run's --ref named, "" without it
@@ -52,6 +53,7 @@ func nums(fields []string) ([]int64, error) {
 // follow checks the order and shape of every line of a run of the asked cases, run with flags.
 func (c *checker) follow(out *output, flags []string, asked ...string) *runState {
 	s := &runState{c: c, out: out, asked: asked, cases: map[string]*caseRun{}, version: protocolVersion(firstLine(out))}
+	s.g = runner.Grammar{Want: asked, Version: s.version}
 	for i, f := range flags {
 		switch {
 		case f == "--ref" && i+1 < len(flags):
@@ -71,8 +73,8 @@ func (c *checker) follow(out *output, flags []string, asked ...string) *runState
 	if !s.timer {
 		c.problem(out.cmd, 0, "", "no timer_overhead_ns line before the first case")
 	}
-	if s.current != "" {
-		c.problem(out.cmd, 0, "", "case %s has no end line", s.current)
+	if cur := s.g.Current(); cur != "" {
+		c.problem(out.cmd, 0, "", "case %s has no end line", cur)
 	}
 	for _, name := range asked {
 		if r := s.cases[name]; r == nil || !(r.ended || r.failed) {
@@ -108,7 +110,8 @@ func (s *runState) line(i int, line string) string {
 	if i == 0 {
 		return "" // the first line is checked on its own
 	}
-	// The fields and numbers by the runner's own parser: a program check passes is one the runner reads.
+	// The fields and numbers by the runner's own parser, the order by its own grammar: a program check passes is
+	// one the runner reads.
 	if err := runner.CheckLine(line); err != nil {
 		if !runner.IsRecord(f[0]) {
 			return "not a record of the protocol (diagnostics go to stderr)"
@@ -118,31 +121,19 @@ func (s *runState) line(i int, line string) string {
 	name := ""
 	if !slices.Contains([]string{"meta", "timer_overhead_ns", "bench-bridge-protocol", "rss", "cpu"}, f[0]) {
 		name = f[1]
-		if !slices.Contains(s.asked, name) {
-			return fmt.Sprintf("case %s was not asked for", name)
-		}
+	}
+	if (f[0] == "meta" || f[0] == "timer_overhead_ns") && len(s.cases) > 0 {
+		return "header records (meta, timer_overhead_ns) come before the first case"
+	}
+	if err := s.g.Next(f[0], name); err != nil {
+		return err.Error()
 	}
 	r := s.cases[name]
-	at := s.out.at[i]
 	switch f[0] {
-	case "bench-bridge-protocol":
-		return "a second protocol line"
-	case "meta", "timer_overhead_ns":
-		if len(s.cases) > 0 {
-			return "header records (meta, timer_overhead_ns) come before the first case"
-		}
-		if f[0] == "timer_overhead_ns" {
-			s.timer = true
-		}
+	case "timer_overhead_ns":
+		s.timer = true
 	case "begin":
-		if s.current != "" {
-			return fmt.Sprintf("begins before case %s ended", s.current)
-		}
-		if r != nil {
-			return "the case began twice"
-		}
-		s.cases[name] = &caseRun{begun: true, beginAt: at}
-		s.current = name
+		s.cases[name] = &caseRun{begun: true, beginAt: s.out.at[i]}
 	case "error":
 		if r == nil {
 			r = &caseRun{}
@@ -150,33 +141,9 @@ func (s *runState) line(i int, line string) string {
 		}
 		r.failed = true
 	case "calibrated", "sample":
-		v, err := nums(f[2:])
-		switch {
-		case err != nil:
-			return err.Error()
-		case r == nil || s.current != name:
-			return fmt.Sprintf("%s outside its case (after begin %s, before its end)", f[0], name)
-		case f[0] == "calibrated" && (r.calibrated > 0 || len(r.ops) > 0):
-			return "calibrated comes once, before the samples"
-		case f[0] == "calibrated":
-			r.calibrated, r.calAt = v[0], at
-		case r.calibrated == 0:
-			return "a sample before the calibrated line"
-		case v[0] == 0:
-			return "a sample of 0 ops"
-		case s.ref != "" && s.ref != name && !r.refPending:
-			r.ops, r.ns = append(r.ops, v[0]), append(r.ns, v[1])
-			return fmt.Sprintf("a sample without a ref record just before it: --ref %s asks for one before every sample", s.ref)
-		default:
-			r.ops, r.ns = append(r.ops, v[0]), append(r.ns, v[1])
-			r.refPending = false
-		}
+		return s.sample(r, f[0], f[2:], s.out.at[i], name)
 	case "ref":
 		switch {
-		case s.version < 2:
-			return fmt.Sprintf("a ref record in protocol %d: it is protocol 2's", s.version)
-		case r == nil || s.current != name:
-			return fmt.Sprintf("ref outside its case (after begin %s, before its end)", name)
 		case s.ref == "" || s.ref == name:
 			return "a ref record where --ref did not ask for one (" + refWhy(s.ref, name) + ")"
 		case r.calibrated == 0:
@@ -188,10 +155,6 @@ func (s *runState) line(i int, line string) string {
 		r.refPending = true
 	case "slowdown":
 		switch {
-		case s.version < 2:
-			return fmt.Sprintf("a slowdown record in protocol %d: it is protocol 2's", s.version)
-		case r == nil || s.current != name:
-			return fmt.Sprintf("slowdown outside its case (after begin %s, before its end)", name)
 		case !s.slowdown:
 			return "a slowdown record without --slowdown"
 		case r.slowdown != nil || r.calibrated > 0:
@@ -199,19 +162,34 @@ func (s *runState) line(i int, line string) string {
 		}
 		r.slowdown = []float64{parseFloat(f[2]), parseFloat(f[3])}
 	case "end":
-		if r == nil || (s.current != name && !r.failed) {
-			return "end of a case that did not begin"
+		if r != nil {
+			r.ended = true
 		}
-		r.ended = true
-		if s.current == name {
-			s.current = ""
-		}
-	case "memory":
-		if r == nil || s.current != name {
-			return fmt.Sprintf("memory outside its case (after begin %s, before its end)", name)
-		}
-	case "loop":
-		return "a loop record in run mode"
+	}
+	return ""
+}
+
+// sample applies a calibrated or sample record of the current case r: calibrated once, before the samples; samples
+// of ops; with --ref, a ref record before each.
+func (s *runState) sample(r *caseRun, kind string, fields []string, at time.Duration, name string) string {
+	v, err := nums(fields)
+	switch {
+	case err != nil:
+		return err.Error()
+	case kind == "calibrated" && (r.calibrated > 0 || len(r.ops) > 0):
+		return "calibrated comes once, before the samples"
+	case kind == "calibrated":
+		r.calibrated, r.calAt = v[0], at
+	case r.calibrated == 0:
+		return "a sample before the calibrated line"
+	case v[0] == 0:
+		return "a sample of 0 ops"
+	case s.ref != "" && s.ref != name && !r.refPending:
+		r.ops, r.ns = append(r.ops, v[0]), append(r.ns, v[1])
+		return fmt.Sprintf("a sample without a ref record just before it: --ref %s asks for one before every sample", s.ref)
+	default:
+		r.ops, r.ns = append(r.ops, v[0]), append(r.ns, v[1])
+		r.refPending = false
 	}
 	return ""
 }

@@ -18,26 +18,18 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 	a.Failures = append(a.Failures, raw.Failures...)
 	a.Settings.Runs = len(raw.Processes)
 	var overheads []float64
-	byName := map[string]*artifact.Case{}
-	for pi, rp := range raw.Processes {
+	for _, rp := range raw.Processes {
 		a.Processes = append(a.Processes, artifact.Process{Seq: rp.Seq, CaseOrder: rp.Order, Protocol: rp.Protocol,
 			TimerOverheadNs: rp.TimerOverheadNs, PeakRSSBytes: rp.PeakRSSBytes})
 		overheads = append(overheads, rp.TimerOverheadNs)
-		for _, rc := range rp.Cases {
-			c := byName[rc.Name]
-			if c == nil {
-				c = &artifact.Case{Name: rc.Name, Iterations: rc.Iterations}
-				byName[rc.Name] = c
-			}
-			c.Partial = c.Partial || rc.Partial
-			c.Processes = append(c.Processes, caseProcess(pi, rp, rc))
-		}
 	}
+	names, byName := caseProcesses(raw)
 	recordStates(a, raw)
 	if len(overheads) > 0 {
 		a.TimerOverheadNs = stats.Median(overheads)
 	}
-	for _, name := range caseOrder(want, raw) {
+	var measured []*artifact.Case
+	for _, name := range caseOrder(want, names) {
 		c := byName[name]
 		if c == nil {
 			continue
@@ -47,6 +39,10 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 			a.Failures = append(a.Failures, artifact.Failure{Name: name, Reason: why})
 			continue
 		}
+		measured = append(measured, c)
+	}
+	applyStates(a, measured, raw.Added)
+	for _, c := range measured {
 		summarize(a, c)
 		a.Cases = append(a.Cases, *c)
 	}
@@ -56,6 +52,26 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 	}
 	a.Complete = len(a.Failures) == 0 && len(a.Cases) == len(want)
 	a.FinishedAt = time.Now().UTC()
+}
+
+// caseProcesses gathers every case's processes from raw: the cases' names in the order processes first measured
+// them, and each case with its processes, in the order they ran.
+func caseProcesses(raw *Raw) ([]string, map[string]*artifact.Case) {
+	var names []string
+	byName := map[string]*artifact.Case{}
+	for pi, rp := range raw.Processes {
+		for _, rc := range rp.Cases {
+			c := byName[rc.Name]
+			if c == nil {
+				c = &artifact.Case{Name: rc.Name, Iterations: rc.Iterations}
+				byName[rc.Name] = c
+				names = append(names, rc.Name)
+			}
+			c.Partial = c.Partial || rc.Partial
+			c.Processes = append(c.Processes, caseProcess(pi, rp, rc))
+		}
+	}
+	return names, byName
 }
 
 // unmeasurable says why a case's samples give no time, or "": a process whose runs were all no longer than its
@@ -87,14 +103,13 @@ func dropRatios(a *artifact.Artifact) {
 	}
 }
 
-// caseOrder is want's order, then any case a process measured that want does not name.
-func caseOrder(want []string, raw *Raw) []string {
+// caseOrder is want's order, then any case a process measured (measured, in the order first measured) that want does
+// not name.
+func caseOrder(want, measured []string) []string {
 	out := slices.Clone(want)
-	for _, p := range raw.Processes {
-		for _, c := range p.Cases {
-			if !slices.Contains(out, c.Name) {
-				out = append(out, c.Name)
-			}
+	for _, name := range measured {
+		if !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
 	return out
@@ -143,7 +158,7 @@ func summarize(a *artifact.Artifact, c *artifact.Case) {
 	for _, p := range c.Processes {
 		c.SamplesNs = append(c.SamplesNs, p.SamplesNs...)
 	}
-	s := stats.PredictionInterval(c.ProcessMedians(), stats.Level)
+	s := stats.PredictionInterval(c.StateMedians(), stats.Level)
 	c.MedianNs, c.PILowNs, c.PIHighNs, c.PILevel = s.Median, s.Low, s.High, s.Level
 	if ratios := c.ProcessRatios(); len(ratios) == len(c.Processes) {
 		r := stats.LeastOverLeast(c.ProcessSamples(), stats.Level)

@@ -40,8 +40,8 @@ func (s *Session) tune(ctx context.Context) (*tuning, error) {
 	if o.CPU == "" && !o.LockClocks {
 		return t, nil
 	}
-	cpus, ok := s.target.(targets.CPUs)
-	if !ok {
+	cpus := s.target.Capabilities().CPUs
+	if cpus == nil {
 		return nil, fmt.Errorf("target %s: --cpu and --lock-clocks need a target that can run taskset and read sysfs", s.target.Name())
 	}
 	all, err := cpus.Cores(ctx)
@@ -118,8 +118,8 @@ func (m *measurement) Process(ctx context.Context, seq int, order []string) erro
 
 // readState reads the device's state, or nil when the target cannot; a failure is told once.
 func (m *measurement) readState(ctx context.Context) *targets.State {
-	cpus, ok := m.target.(targets.CPUs)
-	if !ok {
+	cpus := m.target.Capabilities().CPUs
+	if cpus == nil {
 		return nil
 	}
 	st, err := cpus.State(ctx)

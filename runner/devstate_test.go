@@ -47,7 +47,7 @@ func (p *phoneTarget) Run(ctx context.Context, program string, args []string, st
 	ref := p.refNs(run)
 	fmt.Fprintf(stdout, "bench-bridge-protocol 2\ntimer_overhead_ns 0\ncpu 2\n"+
 		"begin ref_js_loop\ncalibrated ref_js_loop 1000\nsample ref_js_loop 1000 %d\nend ref_js_loop\n"+
-		"begin a\ncalibrated a 1000\nref a 1000 %d\nsample a 1000 50000\nend a\n", ref, ref+1000)
+		"begin a\ncalibrated a 1000\nref a 1000 %d\nsample a 1000 50000\nend a\n", ref, ref)
 	return nil
 }
 
@@ -113,6 +113,9 @@ func runPhone(t *testing.T, p *phoneTarget, runs int, set func(*Options)) (*arti
 }
 
 func steady(int) int64 { return 1800000 }
+
+// Capabilities declares the phone's CPUs, which recordingTarget has none of.
+func (p *phoneTarget) Capabilities() targets.Capabilities { return targets.Capabilities{CPUs: p} }
 
 // TestProcessesRecordTheDeviceState: every process records the core its program reported, that core's frequency
 // just before and after it, the thermal zones, the battery and the load; a process whose ref_js_loop ran more than

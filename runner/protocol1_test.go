@@ -24,6 +24,7 @@ type protocol1Target struct {
 }
 
 func (p *protocol1Target) Name() string                                 { return "v1" }
+func (p *protocol1Target) Capabilities() targets.Capabilities           { return targets.Capabilities{} }
 func (p *protocol1Target) Platform() targets.Platform                   { return targets.Platform{} }
 func (p *protocol1Target) Push(context.Context, string) (string, error) { return "prog", nil }
 func (p *protocol1Target) Pull(context.Context, string, string) error   { return nil }

@@ -82,6 +82,9 @@ type Raw struct {
 	Failures  []artifact.Failure
 	notify    func(Event)
 	sawTimer  bool // a timer_overhead_ns line came
+	// Added counts the processes the session measured beyond those asked for, to have enough in the device's fastest
+	// state (Session.fill); they are the last of Processes.
+	Added int
 }
 
 // RawProcess is one process: its case order and the cases it measured, in the order they ran.
@@ -242,7 +245,7 @@ func (m *measurement) runProcess(ctx context.Context, seq int, order []string) e
 			}
 			continue
 		}
-		remaining = slices.DeleteFunc(remaining, func(n string) bool { return s.finished[n] })
+		remaining = slices.DeleteFunc(remaining, func(n string) bool { return s.g.Done(n) })
 		if err == nil {
 			// What the batch asked for and the program did not run fails; the rest runs in the next batch.
 			remaining = slices.DeleteFunc(remaining, func(n string) bool {
@@ -258,13 +261,13 @@ func (m *measurement) runProcess(ctx context.Context, seq int, order []string) e
 		var exit *targets.ExitError
 		switch {
 		case ctx.Err() != nil:
-			if s.current != "" {
+			if s.g.Current() != "" {
 				raw.lose(s, "interrupted", "")
 			}
 			return fmt.Errorf("%s: %w", m.target.Name(), ctx.Err())
 		case errors.Is(err, errStalled):
 			err = fmt.Errorf("printed nothing for %s: killed", m.opts.Stall)
-		case errors.Is(err, errCaseTimeout) && s.current != "":
+		case errors.Is(err, errCaseTimeout) && s.g.Current() != "":
 			err = fmt.Errorf("ran longer than the case deadline of %s (--stall-timeout plus ten times its warm-up and samples): killed", m.opts.caseTimeout().Round(time.Millisecond))
 		case errors.Is(err, errCaseTimeout):
 			err = fmt.Errorf("ran for %s, the case deadline, without starting a case: killed", m.opts.caseTimeout().Round(time.Millisecond))
@@ -275,22 +278,22 @@ func (m *measurement) runProcess(ctx context.Context, seq int, order []string) e
 			err = s.protocolErr
 		default:
 			// The transport failed: the device is gone. Name the case it took down.
-			if s.current != "" {
+			if s.g.Current() != "" {
 				raw.lose(s, err.Error(), s.stderr.tail())
-				return fmt.Errorf("case %s: %w", s.current, err)
+				return fmt.Errorf("case %s: %w", s.g.Current(), err)
 			}
 			return err
 		}
-		if s.current == "" {
+		if s.g.Current() == "" {
 			// It died before starting a case: no case to blame, and a retry would die the same way.
 			for _, n := range remaining {
 				raw.fail(n, err.Error(), s.stderr.tail())
 				m.done++
 			}
-			m.total -= len(remaining) * (max(m.opts.Runs, 1) - 1 - seq)
+			m.total -= len(remaining) * max(max(m.opts.Runs, 1)-1-seq, 0)
 			return nil
 		}
-		current := s.current
+		current := s.g.Current()
 		raw.lose(s, err.Error(), s.stderr.tail())
 		m.done++
 		remaining = slices.DeleteFunc(remaining, func(n string) bool { return n == current })
@@ -339,7 +342,7 @@ func (r *Raw) lose(s *osProcess, reason, stderr string) {
 		c.Partial = true
 		s.proc.Cases = append(s.proc.Cases, c)
 	}
-	r.fail(s.current, reason, stderr)
+	r.fail(s.g.Current(), reason, stderr)
 }
 
 func (r *Raw) fail(name, reason, stderr string) {
@@ -362,8 +365,7 @@ type osProcess struct {
 	m           *measurement
 	proc        *RawProcess
 	want        []string
-	current     string          // begun, not ended
-	finished    map[string]bool // ended, or reported an error
+	g           Grammar // the order of the records: the case begun and not ended, the cases done
 	cur         *RawCase
 	protocolErr error
 	stderr      tailBuffer
@@ -392,7 +394,7 @@ func (s *osProcess) args() []string {
 }
 
 func (s *osProcess) run(ctx context.Context) error {
-	s.finished = map[string]bool{}
+	s.g = Grammar{Want: s.want, Version: s.m.protocol}
 	stall := s.m.opts.Stall
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -448,9 +450,10 @@ func (s *osProcess) handle(line string) error {
 		if r.kind != "bench-bridge-protocol" || r.a < 1 || r.a > ProtocolVersion {
 			return fmt.Errorf("want first line \"bench-bridge-protocol N\" with N 1 to %d", ProtocolVersion)
 		}
-		s.m.protocol, s.proc.Protocol = int(r.a), int(r.a)
+		s.m.protocol, s.proc.Protocol, s.g.Version = int(r.a), int(r.a), int(r.a)
 		return nil
 	}
+	wasDone := s.g.Done(r.name)
 	if err := s.check(r); err != nil {
 		return err
 	}
@@ -460,7 +463,6 @@ func (s *osProcess) handle(line string) error {
 	case "timer_overhead_ns":
 		s.proc.TimerOverheadNs, s.m.Raw.sawTimer = r.f, true
 	case "begin":
-		s.current = r.name
 		s.cur = &RawCase{Name: r.name}
 		s.deadline.Reset(s.m.opts.caseTimeout())
 		s.m.Raw.emit(Event{Kind: CaseStarted, Case: r.name})
@@ -478,7 +480,7 @@ func (s *osProcess) handle(line string) error {
 		s.m.Raw.fail(r.name, clip(r.text), "")
 		s.finish(r.name)
 	case "end":
-		if s.finished[r.name] {
+		if wasDone {
 			break // the end of a case that reported an error
 		}
 		if s.refFirst && s.besideEnd() {
@@ -512,19 +514,11 @@ func (s *osProcess) besideEnd() bool {
 	return false
 }
 
-// check refuses a record that does not fit where it came: a case not asked for, a record outside its case or in
-// the wrong protocol, a case begun twice, and output over the bounds.
+// check refuses a record that does not fit where it came, by the protocol's grammar (Grammar), and output over the
+// bounds: more lines outside a case than maxOutsideLines, more meta keys than maxMetaKeys, more samples than the
+// sample cap.
 func (s *osProcess) check(r record) error {
-	if r.name != "" && !slices.Contains(s.want, r.name) {
-		return fmt.Errorf("case %q was not asked for", r.name)
-	}
-	if (r.kind == "ref" || r.kind == "slowdown") && s.proc.Protocol < 2 {
-		return fmt.Errorf("%s record in protocol %d", r.kind, s.proc.Protocol)
-	}
-	inCase := s.cur != nil && s.cur.Name == r.name
 	switch r.kind {
-	case "bench-bridge-protocol":
-		return errors.New("the protocol header again: it belongs on the first line only")
 	case "meta", "timer_overhead_ns", "rss", "cpu":
 		if s.outside++; s.outside > maxOutsideLines {
 			return fmt.Errorf("more than %d lines outside a case (the cap on meta lines)", maxOutsideLines)
@@ -535,33 +529,13 @@ func (s *osProcess) check(r record) error {
 		if len(r.text) > maxText {
 			return fmt.Errorf("meta %s: a value of %d bytes, over the cap of %d", r.key, len(r.text), maxText)
 		}
-	case "begin":
-		switch {
-		case s.current != "":
-			return fmt.Errorf("begin %s inside case %s, which has not ended", r.name, s.current)
-		case s.finished[r.name]:
-			return fmt.Errorf("case %s begun again after its end", r.name)
-		}
-	case "calibrated", "sample", "ref", "slowdown", "memory":
-		if !inCase {
-			return fmt.Errorf("%s outside its case", r.kind)
-		}
-		if (r.kind == "sample" && len(s.cur.Ns) >= s.m.opts.sampleCap()) || (r.kind == "ref" && len(s.cur.RefNs) >= s.m.opts.sampleCap()) {
+	case "sample", "ref":
+		inCase := s.cur != nil && s.cur.Name == r.name
+		if inCase && ((r.kind == "sample" && len(s.cur.Ns) >= s.m.opts.sampleCap()) || (r.kind == "ref" && len(s.cur.RefNs) >= s.m.opts.sampleCap())) {
 			return fmt.Errorf("more than %d %s records in case %s (the sample cap, %d times --samples)", s.m.opts.sampleCap(), r.kind, r.name, sampleCapFactor)
 		}
-	case "error":
-		switch {
-		case s.finished[r.name]:
-			return fmt.Errorf("error for case %s after its end", r.name)
-		case s.current != "" && !inCase:
-			return fmt.Errorf("error for case %s inside case %s", r.name, s.current)
-		}
-	case "end":
-		if !inCase && !s.finished[r.name] {
-			return errors.New("end outside its case")
-		}
 	}
-	return nil
+	return s.g.Next(r.kind, r.name)
 }
 
 // clip shortens program text that goes into an error or a failure to maxText bytes.
@@ -589,9 +563,9 @@ func (c *RawCase) apply(r record) {
 }
 
 func (s *osProcess) finish(name string) {
-	s.finished[name] = true
-	if s.current == name {
-		s.current, s.cur = "", nil
+	s.g.finish(name)
+	if s.cur != nil && s.cur.Name == name {
+		s.cur = nil
 	}
 }
 

@@ -100,6 +100,7 @@ type scriptTarget struct {
 }
 
 func (s scriptTarget) Name() string                                    { return "fuzz" }
+func (s scriptTarget) Capabilities() targets.Capabilities              { return targets.Capabilities{} }
 func (s scriptTarget) Platform() targets.Platform                      { return targets.Platform{} }
 func (s scriptTarget) Push(context.Context, string) (string, error)    { return "prog", nil }
 func (s scriptTarget) Pull(context.Context, string, string) error      { return nil }

@@ -86,7 +86,8 @@ func sameSettings(a, b Options) bool {
 // device, Ctrl-C), each artifact is still written with what was measured, marked incomplete, and its job's error
 // says so; a job whose artifact lists failed cases has an error too. Results are nil when a program cannot be built
 // or pushed. The target's CPUs are pinned and their clocks locked first when the options ask (tune), the clocks given
-// back on the way out, and with --cooldown the marked processes are measured again after the rounds.
+// back on the way out, with --cooldown the marked processes are measured again after the rounds, and a run of one
+// program measures more processes until its cases have enough in the device's fastest state (fill).
 func (s *Session) Run(ctx context.Context) ([]Result, error) {
 	start := time.Now()
 	pushed := map[string]string{}
@@ -128,6 +129,14 @@ func (s *Session) Run(ctx context.Context) ([]Result, error) {
 	order, runErr := s.rounds(ctx, preps)
 	if runErr == nil {
 		runErr = s.cooldown(ctx, preps)
+	}
+	if runErr == nil {
+		var added int
+		added, runErr = s.fill(ctx, preps)
+		preps[0].m.Raw.Added = added
+		for range added {
+			order = append(order, 0)
+		}
 	}
 	results := make([]Result, len(preps))
 	var errs []error

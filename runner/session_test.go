@@ -32,7 +32,8 @@ func (r *recordingTarget) Pull(context.Context, string, string) error { return n
 func (r *recordingTarget) Device(context.Context) (artifact.Device, error) {
 	return artifact.Device{}, nil
 }
-func (r *recordingTarget) Close() error { return nil }
+func (r *recordingTarget) Close() error                       { return nil }
+func (r *recordingTarget) Capabilities() targets.Capabilities { return targets.Capabilities{} }
 
 func (r *recordingTarget) Push(_ context.Context, local string) (string, error) {
 	r.mu.Lock()

@@ -119,3 +119,6 @@ func (l *Local) Device(ctx context.Context) (artifact.Device, error) {
 
 // Machine implements the optional machine identity: every local target is this machine.
 func (l *Local) Machine() string { return "local" }
+
+// Capabilities are this machine's CPUs, and the machine.
+func (l *Local) Capabilities() Capabilities { return Capabilities{CPUs: l, Machine: l.Machine()} }

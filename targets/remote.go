@@ -99,6 +99,9 @@ func (r *remote) Platform() Platform { return r.platform }
 // Machine names the device, so that runs on it go one after another (see targets.Machine).
 func (r *remote) Machine() string { return r.machine }
 
+// Capabilities are the device's CPUs, through its shell and sysfs, and the machine the device is.
+func (r *remote) Capabilities() Capabilities { return Capabilities{CPUs: r, Machine: r.machine} }
+
 // fail wraps a transport failure with the device and the operation.
 func (r *remote) fail(op string, err error) error {
 	return fmt.Errorf("%s: %s: %w", r.label, op, err)

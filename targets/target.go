@@ -29,6 +29,18 @@ type Target interface {
 	Device(ctx context.Context) (artifact.Device, error)
 	// Close removes what Push left on the device.
 	Close() error
+	// Capabilities says what the target can do beyond running programs, declared once by the target.
+	Capabilities() Capabilities
+}
+
+// Capabilities are what a target can do beyond running programs: the runner and the lease read them here rather than
+// asking the target's type.
+type Capabilities struct {
+	// CPUs reads the device's state around each process, pins the programs and locks the clocks; nil when the target
+	// cannot (a test's fake).
+	CPUs CPUs
+	// Machine names the machine the target runs on (see Machine); "" when the target's name stands for it.
+	Machine string
 }
 
 // Platform is what a target tells about the programs it runs; build.ForPlatform turns it into a toolchain.
@@ -54,11 +66,11 @@ func (e *ExitError) Error() string {
 }
 
 // Machine names the machine a target runs on, so that runs on one machine go one after another while different
-// machines run in parallel. A transport may say which device it is by a Machine method; otherwise the target's name
-// stands for its machine.
+// machines run in parallel. A target says which machine it is in its Capabilities; otherwise its name stands for its
+// machine.
 func Machine(t Target) string {
-	if m, ok := t.(interface{ Machine() string }); ok {
-		return m.Machine()
+	if m := t.Capabilities().Machine; m != "" {
+		return m
 	}
 	return t.Name()
 }

@@ -37,35 +37,38 @@ func targetWords(args []string) int {
 	return 1
 }
 
-// resolveTargets turns a command line's target words into the names of targets to open. A word names a target;
-// `ssh [USER@]HOST` is the board at HOST (`ssh A,B` a board at each), which joins cfg's targets for this run as an
-// ssh target named by its host without the user. It names no toolchain, so opening it asks the board what it runs.
-// hostFlag is --host, which would override every ssh target's host and so cannot go with a board named this way.
-func resolveTargets(words []string, cfg *config.Config, hostFlag string) ([]string, error) {
+// resolveTargets turns a command line's target words into the names of targets to open, and the config they are
+// opened with: cfg, with the boards the words name. A word names a target; `ssh [USER@]HOST` is the board at HOST
+// (`ssh A,B` a board at each), which joins a copy of cfg's targets for this run as an ssh target named by its host
+// without the user (cfg itself, which the factory loaded once for the command line, is left as it was). It names no
+// toolchain, so opening it asks the board what it runs. hostFlag is --host, which would override every ssh target's
+// host and so cannot go with a board named this way.
+func resolveTargets(words []string, cfg *config.Config, hostFlag string) ([]string, *config.Config, error) {
 	var names []string
+	boards := map[string]config.Target{}
 	for i := 0; i < len(words); i++ {
 		if words[i] != sshBoard {
 			names = append(names, words[i])
 			continue
 		}
 		if i+1 == len(words) {
-			return nil, errors.New("ssh needs the board: ssh [USER@]HOST")
+			return nil, nil, errors.New("ssh needs the board: ssh [USER@]HOST")
 		}
 		i++
 		if hostFlag != "" {
-			return nil, fmt.Errorf("ssh %s and --host %s: name the board once, after ssh", words[i], hostFlag)
+			return nil, nil, fmt.Errorf("ssh %s and --host %s: name the board once, after ssh", words[i], hostFlag)
 		}
 		for _, host := range strings.Split(words[i], ",") { // ssh A,B: a board each
 			name := host[strings.LastIndex(host, "@")+1:]
 			if name == "" {
-				return nil, fmt.Errorf("ssh %q: no host after the user", host)
+				return nil, nil, fmt.Errorf("ssh %q: no host after the user", host)
 			}
-			if cfg.Targets == nil {
-				cfg.Targets = map[string]config.Target{}
-			}
-			cfg.Targets[name] = config.Target{Kind: "ssh", Host: host}
+			boards[name] = config.Target{Kind: "ssh", Host: host}
 			names = append(names, name)
 		}
 	}
-	return names, nil
+	if len(boards) == 0 {
+		return names, cfg, nil
+	}
+	return names, cfg.WithTargets(boards), nil
 }

@@ -49,8 +49,10 @@ type fakeTarget struct {
 	closed atomic.Int32
 }
 
-func (f *fakeTarget) Name() string               { return f.name }
-func (f *fakeTarget) Machine() string            { return "fake machine " + f.name }
+func (f *fakeTarget) Name() string { return f.name }
+func (f *fakeTarget) Capabilities() targets.Capabilities {
+	return targets.Capabilities{Machine: "fake machine " + f.name}
+}
 func (f *fakeTarget) Platform() targets.Platform { return targets.Platform{} }
 func (f *fakeTarget) Close() error               { f.closed.Add(1); return nil }
 func (f *fakeTarget) Pull(context.Context, string, string) error {
@@ -343,7 +345,7 @@ func TestOnlyMeasuringCommandsTakeMeasuringFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Kind != artifact.ProgramFloor || strings.Join(got.Targets, ",") != "linux,webos" || got.Measure.samples != 7 ||
-		!got.Measure.samplesSet || got.Measure.metric != "instructions" || got.Build.defines[0] != "X=1" || got.Device.Host != "root@board" {
+		!got.Measure.samplesSet || got.Measure.record != recordInstructions || got.Build.defines[0] != "X=1" || got.Device.Host != "root@board" {
 		t.Errorf("floor's options: %+v", got)
 	}
 	var doc *doctorOptions

@@ -29,6 +29,7 @@ type compareOptions struct {
 	IO         *IOStreams
 	OpenTarget openFunc
 	Builder    buildFunc
+	Config     configFunc
 	ctx        context.Context
 
 	Target     string
@@ -48,7 +49,7 @@ type compareOptions struct {
 
 // newCmdCompare is `bench-bridge compare TARGET A B [C...]`.
 func newCmdCompare(f *Factory, runF func(*compareOptions) error) *cobra.Command {
-	o := &compareOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder}
+	o := &compareOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "compare TARGET A B [C...]",
 		Short: "Measure two or more programs on one target in one session, their processes alternating, and test each against the first",
@@ -86,7 +87,7 @@ unless --out names another directory.`,
 			return compareRun(o)
 		},
 	}
-	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, &o.Device, false)
+	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, o.Config, &o.Device, false)
 	fl := cmd.Flags()
 	// More rounds than a run's processes: the paired test gains a pair per round, and a compare measures few cases.
 	o.Measure.runs = compareRounds
@@ -104,8 +105,9 @@ unless --out names another directory.`,
 // compareRounds is compare's default --runs.
 const compareRounds = 40
 
-// programSpec is one program of compare: floor, a codec of the reference bridge or a config bridge, and options.
-type programSpec struct {
+// compareArg is one compare argument: a program of the compare (floor, a codec of the reference bridge or a config
+// bridge) and its options.
+type compareArg struct {
 	arg      string
 	kind     string
 	codec    string
@@ -113,10 +115,10 @@ type programSpec struct {
 	slowdown float64
 }
 
-// parseProgram reads NAME[:slowdown=SHARE].
-func parseProgram(arg string, cfg *config.Config) (programSpec, error) {
+// parseCompareArg reads NAME[:slowdown=SHARE].
+func parseCompareArg(arg string, cfg *config.Config) (compareArg, error) {
 	name, opts, _ := strings.Cut(arg, ":")
-	p := programSpec{arg: arg}
+	p := compareArg{arg: arg}
 	switch {
 	case name == artifact.ProgramFloor:
 		p.kind = artifact.ProgramFloor
@@ -151,7 +153,7 @@ func parseProgram(arg string, cfg *config.Config) (programSpec, error) {
 }
 
 // fileName is the artifact's name in compare's directory: the program's letter and its usual name.
-func (p programSpec) fileName(i int, target string) string {
+func (p compareArg) fileName(i int, target string) string {
 	codec := p.codec
 	if p.bridge != "" {
 		codec = p.bridge
@@ -170,7 +172,7 @@ func compareRun(o *compareOptions) error {
 	if len(o.Refused) > 0 {
 		return fmt.Errorf("--%s does not apply to compare: give each program its own options (json:slowdown=0.10)", o.Refused[0])
 	}
-	cfg, err := config.Load(o.ConfigFile)
+	cfg, err := o.Config(o.ConfigFile)
 	if err != nil {
 		return err
 	}
@@ -178,10 +180,10 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	specs := make([]programSpec, len(o.Programs))
+	specs := make([]compareArg, len(o.Programs))
 	plans := make([]plan, len(o.Programs))
 	for i, a := range o.Programs {
-		if specs[i], err = parseProgram(a, cfg); err != nil {
+		if specs[i], err = parseCompareArg(a, cfg); err != nil {
 			return err
 		}
 		b, m := o.Build, o.Measure

@@ -21,8 +21,9 @@ import (
 
 // doctorOptions are doctor's: the targets to check and how to reach them; no measuring flags.
 type doctorOptions struct {
-	IO  *IOStreams
-	ctx context.Context
+	IO     *IOStreams
+	Config configFunc
+	ctx    context.Context
 
 	Targets    []string // names, and ssh [USER@]HOST for a board (resolveTargets)
 	ConfigFile string
@@ -33,7 +34,7 @@ type doctorOptions struct {
 
 // newCmdDoctor is `bench-bridge doctor [TARGET...]`.
 func newCmdDoctor(f *Factory, runF func(*doctorOptions) error) *cobra.Command {
-	o := &doctorOptions{IO: f.IO}
+	o := &doctorOptions{IO: f.IO, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "doctor [TARGET...]",
 		Short: "Check what a run needs (compiler, QuickJS, device, profilers) and say how to fix what is missing",
@@ -57,19 +58,19 @@ missing part it prints the command that fixes it. It exits 1 when a required par
 	f2.BoolVar(&o.JSON, "json", false, "print the findings as JSON")
 	registerConfigFlag(f2, &o.ConfigFile)
 	registerDeviceFlags(f2, &o.Device)
-	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile)
+	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile, o.Config)
 	return cmd
 }
 
 func doctorRun(o *doctorOptions) error {
-	cfg, err := config.Load(o.ConfigFile)
+	cfg, err := o.Config(o.ConfigFile)
 	if err != nil {
 		return err
 	}
 	var names []string
 	if len(o.Targets) == 0 {
 		names = defaultDoctorTargets(cfg)
-	} else if names, err = resolveTargets(o.Targets, cfg, o.Device.Host); err != nil {
+	} else if names, cfg, err = resolveTargets(o.Targets, cfg, o.Device.Host); err != nil {
 		return err
 	}
 	dev := o.Device
@@ -106,6 +107,7 @@ func defaultDoctorTargets(cfg *config.Config) []string {
 type targetsOptions struct {
 	IO         *IOStreams
 	OpenTarget openFunc
+	Config     configFunc
 	ctx        context.Context
 
 	ConfigFile string
@@ -114,7 +116,7 @@ type targetsOptions struct {
 
 // newCmdTargets is `bench-bridge targets`.
 func newCmdTargets(f *Factory, runF func(*targetsOptions) error) *cobra.Command {
-	o := &targetsOptions{IO: f.IO, OpenTarget: f.OpenTarget}
+	o := &targetsOptions{IO: f.IO, OpenTarget: f.OpenTarget, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "targets",
 		Short: "List the built-in and configured targets and whether each is reachable now",
@@ -133,7 +135,7 @@ func newCmdTargets(f *Factory, runF func(*targetsOptions) error) *cobra.Command 
 }
 
 func targetsRun(o *targetsOptions) error {
-	cfg, err := config.Load(o.ConfigFile)
+	cfg, err := o.Config(o.ConfigFile)
 	if err != nil {
 		return err
 	}

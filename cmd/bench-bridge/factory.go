@@ -5,10 +5,12 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync"
 
 	"golang.org/x/term"
 
 	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
@@ -74,6 +76,9 @@ type openFunc func(ctx context.Context, name string, specs map[string]targets.Sp
 // buildFunc makes a job's program; nil builds it for real (runner.Job.Build).
 type buildFunc func(context.Context, *runner.Job) (*build.Program, error)
 
+// configFunc is the config at a path ("" for the default one): Factory.Config, which every command's options hold.
+type configFunc func(path string) (*config.Config, error)
+
 // Factory is what every command's constructor takes: the dependencies its options get, so that tests can give a
 // command other streams, other targets and programs of their own.
 type Factory struct {
@@ -81,6 +86,38 @@ type Factory struct {
 	OpenTarget openFunc
 	ListADB    listADBFunc
 	Builder    buildFunc
+	// ReadConfig reads a config file; nil reads it with config.Load. Config calls it once per path.
+	ReadConfig configFunc
+
+	mu      sync.Mutex
+	configs map[string]loadedConfig
+}
+
+// loadedConfig is a config file as read, or why it could not be.
+type loadedConfig struct {
+	cfg *config.Config
+	err error
+}
+
+// Config is the config at path, read once per command line: the commands of the config's targets, the command that
+// runs and its completions share it, as cli/cli's factory does. Nothing changes it: the ssh boards a command line
+// names join a copy (resolveTargets).
+func (f *Factory) Config(path string) (*config.Config, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if l, ok := f.configs[path]; ok {
+		return l.cfg, l.err
+	}
+	read := f.ReadConfig
+	if read == nil {
+		read = config.Load
+	}
+	cfg, err := read(path)
+	if f.configs == nil {
+		f.configs = map[string]loadedConfig{}
+	}
+	f.configs[path] = loadedConfig{cfg, err}
+	return cfg, err
 }
 
 // newFactory is the real one: these streams and the targets of package targets.

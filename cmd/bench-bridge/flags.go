@@ -63,8 +63,20 @@ func (b *buildFlags) changed(f *pflag.FlagSet) {
 	b.quickjsSrcSet, b.codecSet = f.Changed("quickjs-src"), f.Changed("codec")
 }
 
-// program is what the build flags resolve to with the config: a value of its own per job, never shared.
-type program struct {
+// The words of the command layer, each with one meaning: a program's kind is bridge or floor (plan.kind,
+// runner.Job.Kind, artifact.Program, profile's --program); a program is what is built and run (build.Program); a
+// build spec is what the build flags resolve to (buildSpec); a compare argument names one program of a compare
+// (compareArg). A measuring command's --metric says what the run records (recordTimes, recordInstructions), a
+// gate's --metric what it judges (gate.Metrics).
+
+// What a measuring run records (--metric): the times, or the times and then instructions per op under callgrind.
+const (
+	recordTimes        = "time"
+	recordInstructions = "instructions"
+)
+
+// buildSpec is what the build flags resolve to with the config: a value of its own per job, never shared.
+type buildSpec struct {
 	codec      string // the reference bridge's codec, or the user bridge's name
 	user       *runner.UserBridge
 	quickjsSrc string
@@ -72,8 +84,8 @@ type program struct {
 }
 
 // resolve checks the build flags against the config.
-func (b buildFlags) resolve(cfg *config.Config) (program, error) {
-	p := program{codec: b.codec, quickjsSrc: b.quickjsSrc, defines: slices.Clone(b.defines)}
+func (b buildFlags) resolve(cfg *config.Config) (buildSpec, error) {
+	p := buildSpec{codec: b.codec, quickjsSrc: b.quickjsSrc, defines: slices.Clone(b.defines)}
 	if !b.quickjsSrcSet && cfg.QuickJS.Src != "" {
 		p.quickjsSrc = cfg.Resolve(cfg.QuickJS.Src)
 	}
@@ -109,7 +121,7 @@ type measureFlags struct {
 	out      string
 	quiet    bool
 	verbose  bool
-	metric   string
+	record   string // --metric: recordTimes or recordInstructions
 	wait     time.Duration
 	cpu      string
 	lock     bool
@@ -136,7 +148,7 @@ func (m *measureFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&m.out, "out", "", outUsage)
 	f.BoolVarP(&m.quiet, "quiet", "q", false, "print only the table and errors")
 	f.BoolVarP(&m.verbose, "verbose", "v", false, "print every case as it finishes, also on a terminal")
-	f.StringVar(&m.metric, "metric", "time", "time, or instructions: the times, then instructions per op counted under valgrind's callgrind")
+	f.StringVar(&m.record, "metric", recordTimes, "time, or instructions: the times, then instructions per op counted under valgrind's callgrind")
 	registerWaitFlag(f, &m.wait)
 	f.StringVar(&m.cpu, "cpu", "", "pin the program to a core (its `number`), or to the big or little cores (told apart by cpu_capacity or cpuinfo_max_freq)")
 	f.BoolVar(&m.lock, "lock-clocks", false, "rooted device: hold the pinned cores' clusters (all without --cpu) at one frequency, restoring the settings afterwards")
@@ -172,8 +184,8 @@ func (m measureFlags) options(cfg *config.Config) (runner.Options, error) {
 		return opts, fmt.Errorf("--slowdown-steps %d: want a positive count, and not with --slowdown", m.steps)
 	case m.minTime <= 0:
 		return opts, fmt.Errorf("--min-time must be positive, got %s", m.minTime)
-	case m.metric != "time" && m.metric != "instructions":
-		return opts, fmt.Errorf("--metric %q: want time or instructions", m.metric)
+	case m.record != recordTimes && m.record != recordInstructions:
+		return opts, fmt.Errorf("--metric %q: want %s or %s", m.record, recordTimes, recordInstructions)
 	case !validCPU(m.cpu):
 		return opts, fmt.Errorf("--cpu %q: want a core's number, big or little", m.cpu)
 	case m.cooldown < 0:
@@ -186,7 +198,7 @@ func (m measureFlags) options(cfg *config.Config) (runner.Options, error) {
 	if opts.Warmup <= 0 {
 		opts.Warmup = m.minTime
 	}
-	opts.Instructions = m.metric == "instructions"
+	opts.Instructions = m.record == recordInstructions
 	return opts, nil
 }
 
@@ -219,9 +231,9 @@ func addCaseCompletion(cmd *cobra.Command) {
 }
 
 // targetCompletion completes target names: the built-in ones and the config's.
-func targetCompletion(configFile *string) cobra.CompletionFunc {
+func targetCompletion(configFile *string, load configFunc) cobra.CompletionFunc {
 	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		cfg, err := config.Load(*configFile)
+		cfg, err := load(*configFile)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}

@@ -38,6 +38,7 @@ type gateOptions struct {
 	IO         *IOStreams
 	OpenTarget openFunc
 	Builder    buildFunc
+	Config     configFunc
 	ctx        context.Context
 
 	Baseline, Current string
@@ -64,7 +65,7 @@ func (th *thresholdFlags) changed(f *pflag.FlagSet) {
 
 // newCmdGate is `bench-bridge gate BASELINE CURRENT`.
 func newCmdGate(f *Factory, runF func(*gateOptions) error) *cobra.Command {
-	o := &gateOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder}
+	o := &gateOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "gate BASELINE CURRENT",
 		Short: "Fail (exit 3) when CURRENT regressed against BASELINE: artifacts, or directories of them matched by target and program",
@@ -133,7 +134,7 @@ func gateRun(o *gateOptions) error {
 	if !slices.Contains(gate.Formats, o.Format) {
 		return fmt.Errorf("--format %q: want one of %s", o.Format, strings.Join(gate.Formats, ", "))
 	}
-	cfg, err := config.Load(o.ConfigFile)
+	cfg, err := o.Config(o.ConfigFile)
 	if err != nil {
 		return err
 	}
@@ -286,27 +287,23 @@ func buildableBaseline(ctx context.Context, job *runner.Job, base *artifact.Arti
 	return ""
 }
 
-// rerunJob is a job on t that measures names with the program, build options and settings a was made with.
+// rerunJob is a job on t that measures names with the program, build options and settings a was made with: the
+// plan its build flags would have made (buildFlags.resolve), as every measuring command makes its jobs.
 func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.Artifact, names []string, out string) (*runner.Job, error) {
-	log := o.IO.ErrOut
+	b := buildFlags{codec: a.Codec, defines: a.Settings.Defines}
+	if _, declared := cfg.Bridges[a.Codec]; declared && a.Program == artifact.ProgramBridge && !slices.Contains(build.Codecs, a.Codec) {
+		b.codec, b.bridge = "", a.Codec // a bridge with problems in the config stops only this
+	}
+	prog, err := b.resolve(cfg)
+	if err != nil {
+		return nil, err
+	}
 	opts := runner.DefaultOptions()
-	opts.Cases, opts.Progress = names, log
+	opts.Cases = names
 	if s := a.Settings; s.Samples > 0 && s.MinTimeNs > 0 {
 		opts.Samples, opts.MinTime, opts.Warmup = s.Samples, time.Duration(s.MinTimeNs), time.Duration(s.WarmupNs)
 	}
 	opts.Runs = max(a.Settings.Runs, opts.Runs, compareRounds) // as many pairs as a compare: the paired test needs them
 	opts.Slowdown, opts.SlowdownSteps = a.Settings.Slowdown, a.Settings.SlowdownSteps
-	job := &runner.Job{Target: t, Kind: a.Program, Codec: a.Codec, Options: opts, Out: out, Log: log,
-		Defines: a.Settings.Defines, Builder: o.Builder}
-	if cfg.QuickJS.Src != "" {
-		job.QuickJSSrc = cfg.Resolve(cfg.QuickJS.Src)
-	}
-	if _, declared := cfg.Bridges[a.Codec]; declared && a.Program == artifact.ProgramBridge && !slices.Contains(build.Codecs, a.Codec) {
-		b, err := cfg.Bridge(a.Codec) // a bridge with problems in the config stops only this
-		if err != nil {
-			return nil, err
-		}
-		job.User = &runner.UserBridge{Name: a.Codec, Dir: cfg.Dir(), Build: b.Build, Binary: b.Binary}
-	}
-	return job, nil
+	return plan{kind: a.Program, spec: prog, builder: o.Builder, options: opts, out: out}.job(t, o.IO.ErrOut), nil
 }

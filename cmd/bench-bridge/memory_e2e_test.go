@@ -41,7 +41,7 @@ func TestMemoryPerCrossing(t *testing.T) {
 			}
 		}
 		for _, c := range a.Cases {
-			if c.Memory == nil || c.Memory.AllocsPerOp == nil || c.Memory.BytesPerOp == nil || c.Memory.HeapBytes == nil || len(c.Processes) != 2 {
+			if c.Memory == nil || c.Memory.AllocsPerOp == nil || c.Memory.BytesPerOp == nil || c.Memory.HeapBytes == nil || len(c.Processes) != 2+added(a) {
 				t.Fatalf("%s %s: memory %+v over %d processes", a.Label(), c.Name, c.Memory, len(c.Processes))
 			}
 			// The pass runs a fixed number of units in a fresh set-up with an allocator whose sizes depend on the

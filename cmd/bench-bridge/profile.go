@@ -12,9 +12,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/profile"
-	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -23,12 +21,13 @@ type profileOptions struct {
 	IO         *IOStreams
 	OpenTarget openFunc
 	Builder    buildFunc
+	Config     configFunc
 	ctx        context.Context
 
 	Target     []string // the target's words: its name, or ssh and a board's [USER@]HOST (resolveTargets)
 	Case       string
 	Seconds    float64
-	Program    string // artifact.ProgramBridge or artifact.ProgramFloor
+	Kind       string // artifact.ProgramBridge or artifact.ProgramFloor (--program)
 	Tool       string
 	OutDir     string
 	ConfigFile string
@@ -39,7 +38,7 @@ type profileOptions struct {
 
 // newCmdProfile is `bench-bridge profile TARGET CASE [SECS]`, where TARGET may be ssh [USER@]HOST.
 func newCmdProfile(f *Factory, runF func(*profileOptions) error) *cobra.Command {
-	o := &profileOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder}
+	o := &profileOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "profile TARGET CASE [SECS]",
 		Short: "Run one case in a loop under the target's profiler and summarise where the time goes",
@@ -71,8 +70,8 @@ frame-pointer stacks), symbolised here, for kernels without perf events, qemu an
 					return err
 				}
 			}
-			if !slices.Contains([]string{artifact.ProgramBridge, artifact.ProgramFloor}, o.Program) {
-				return fmt.Errorf("--program %q: want bridge or floor", o.Program)
+			if !slices.Contains([]string{artifact.ProgramBridge, artifact.ProgramFloor}, o.Kind) {
+				return fmt.Errorf("--program %q: want bridge or floor", o.Kind)
 			}
 			if o.Tool != "" && !slices.Contains(profile.ToolNames(), o.Tool) {
 				return fmt.Errorf("--tool %q: want one of %s", o.Tool, strings.Join(profile.ToolNames(), ", "))
@@ -89,16 +88,16 @@ frame-pointer stacks), symbolised here, for kernels without perf events, qemu an
 	registerConfigFlag(fl, &o.ConfigFile)
 	registerDeviceFlags(fl, &o.Device)
 	registerWaitFlag(fl, &o.Wait)
-	fl.StringVar(&o.Program, "program", artifact.ProgramBridge, "program to profile: bridge or floor")
+	fl.StringVar(&o.Kind, "program", artifact.ProgramBridge, "program to profile: bridge or floor")
 	fl.StringVar(&o.Tool, "tool", "", "profiler: "+strings.Join(profile.ToolNames(), ", ")+" (default: the target's best)")
 	fl.StringVar(&o.OutDir, "out-dir", DefaultOutDir, "where the raw output and data file go")
-	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile)
+	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile, o.Config)
 	return cmd
 }
 
 func profileRun(o *profileOptions) (err error) {
 	stderr := o.IO.ErrOut
-	cfg, err := config.Load(o.ConfigFile)
+	cfg, err := o.Config(o.ConfigFile)
 	if err != nil {
 		return err
 	}
@@ -106,7 +105,7 @@ func profileRun(o *profileOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	names, err := resolveTargets(o.Target, cfg, o.Device.Host)
+	names, cfg, err := resolveTargets(o.Target, cfg, o.Device.Host)
 	if err != nil {
 		return err
 	}
@@ -122,8 +121,7 @@ func profileRun(o *profileOptions) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, release()) }()
-	job := &runner.Job{Target: t, Kind: o.Program, Codec: prog.codec, QuickJSSrc: prog.quickjsSrc, Log: stderr,
-		User: prog.user, Defines: prog.defines, Builder: o.Builder}
+	job := plan{kind: o.Kind, spec: prog, builder: o.Builder}.job(t, stderr)
 	built, err := job.Program(ctx)
 	if err != nil {
 		return err

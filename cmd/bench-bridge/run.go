@@ -32,6 +32,7 @@ type measureOptions struct {
 	OpenTarget openFunc
 	ListADB    listADBFunc
 	Builder    buildFunc
+	Config     configFunc
 	ctx        context.Context
 
 	Kind       string   // artifact.ProgramBridge or artifact.ProgramFloor
@@ -45,23 +46,23 @@ type measureOptions struct {
 
 // newMeasureOptions are the options of a measuring command of kind, with f's dependencies.
 func newMeasureOptions(f *Factory, kind string) *measureOptions {
-	return &measureOptions{IO: f.IO, OpenTarget: f.OpenTarget, ListADB: f.ListADB, Builder: f.Builder, Kind: kind}
+	return &measureOptions{IO: f.IO, OpenTarget: f.OpenTarget, ListADB: f.ListADB, Builder: f.Builder, Config: f.Config, Kind: kind}
 }
 
 // register adds the measuring command's flags to cmd; bridge adds the reference bridge's and the config's bridges.
 func (o *measureOptions) register(cmd *cobra.Command, bridge bool) {
-	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, &o.Device, bridge)
+	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, o.Config, &o.Device, bridge)
 	cmd.Flags().BoolVar(&o.All, "all", false, "adb: measure every device the adb server lists, each as a target of its own (TARGET-SERIAL), at once")
 }
 
 // registerMeasuring adds every flag of a measuring command and its completions.
-func registerMeasuring(cmd *cobra.Command, m *measureFlags, b *buildFlags, configFile *string, dev *targets.Overrides, bridge bool) {
+func registerMeasuring(cmd *cobra.Command, m *measureFlags, b *buildFlags, configFile *string, load configFunc, dev *targets.Overrides, bridge bool) {
 	f := cmd.Flags()
 	m.register(f)
 	b.register(f, bridge)
 	registerConfigFlag(f, configFile)
 	registerDeviceFlags(f, dev)
-	cmd.ValidArgsFunction = targetCompletion(configFile)
+	cmd.ValidArgsFunction = targetCompletion(configFile, load)
 	addCaseCompletion(cmd)
 }
 
@@ -81,7 +82,7 @@ func (o *measureOptions) runE(runF func(*measureOptions) error, first ...string)
 // plan is what every job of a measuring command shares, read-only: checked once, before any target opens.
 type plan struct {
 	kind    string
-	program program
+	spec    buildSpec
 	builder buildFunc
 	options runner.Options
 	out     string
@@ -98,7 +99,7 @@ func (o *measureOptions) plan(cfg *config.Config) (plan, error) {
 func newPlan(kind string, b buildFlags, m measureFlags, cfg *config.Config) (plan, error) {
 	p := plan{kind: kind, out: m.out, outDir: DefaultOutDir}
 	var err error
-	if p.program, err = b.resolve(cfg); err != nil {
+	if p.spec, err = b.resolve(cfg); err != nil {
 		return p, err
 	}
 	if p.options, err = m.options(cfg); err != nil {
@@ -111,22 +112,23 @@ func newPlan(kind string, b buildFlags, m measureFlags, cfg *config.Config) (pla
 }
 
 // job is the plan for target t, with options and defines of its own: jobs running in parallel share nothing they
-// write.
+// write. It is the one way the commands make a runner.Job: measuring, compare, gate --confirm's rerun (rerunJob) and
+// profile.
 func (p plan) job(t targets.Target, log io.Writer) *runner.Job {
 	opts := p.options
 	opts.Cases = slices.Clone(p.options.Cases)
 	opts.Progress = log
 	out := strings.ReplaceAll(p.out, targetPlaceholder, t.Name())
 	if out == "" {
-		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, p.program.codec), opts.Cases))
+		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, p.spec.codec), opts.Cases))
 	}
 	var user *runner.UserBridge
-	if p.program.user != nil {
-		u := *p.program.user
+	if p.spec.user != nil {
+		u := *p.spec.user
 		user = &u
 	}
-	return &runner.Job{Target: t, Kind: p.kind, Codec: p.program.codec, QuickJSSrc: p.program.quickjsSrc, Options: opts,
-		Out: out, Log: log, User: user, Defines: slices.Clone(p.program.defines), Builder: p.builder}
+	return &runner.Job{Target: t, Kind: p.kind, Codec: p.spec.codec, QuickJSSrc: p.spec.quickjsSrc, Options: opts,
+		Out: out, Log: log, User: user, Defines: slices.Clone(p.spec.defines), Builder: p.builder}
 }
 
 // defaultName is the artifact's file name: linux.json, floor-linux.json, linux-fast.json.
@@ -155,11 +157,11 @@ func subsetName(name string, selected []string) string {
 // and shows them side by side. A target that cannot be opened or fails ends alone; the error names each that failed.
 // It opens every target and closes every one it opened.
 func measureRun(o *measureOptions) error {
-	cfg, err := config.Load(o.ConfigFile)
+	cfg, err := o.Config(o.ConfigFile)
 	if err != nil {
 		return err
 	}
-	names, err := resolveTargets(o.Targets, cfg, o.Device.Host)
+	names, cfg, err := resolveTargets(o.Targets, cfg, o.Device.Host)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -76,7 +75,7 @@ func addTargetCmds(root *cobra.Command, f *Factory, args []string) {
 		}
 		root.AddCommand(newCmdTarget(f, name, spec.Kind, targetAbout[name], nil))
 	}
-	cfg, err := config.Load(configArg(args))
+	cfg, err := f.Config(configArg(args))
 	if err != nil {
 		return
 	}
