@@ -160,8 +160,9 @@ func summarize(a *artifact.Artifact, c *artifact.Case) {
 	}
 	s := stats.PredictionInterval(c.StateMedians(), stats.Level)
 	c.MedianNs, c.PILowNs, c.PIHighNs, c.PILevel = s.Median, s.Low, s.High, s.Level
-	if ratios := c.ProcessRatios(); len(ratios) == len(c.Processes) {
-		r := stats.LeastOverLeast(c.ProcessSamples(), stats.Level)
+	// A ratio needs a least sample above the timer overhead in some process: one whose least sample is 0 ns per op
+	// (a run no longer than the overhead) has none, and no NaN goes into the artifact.
+	if r := stats.LeastOverLeast(c.ProcessSamples(), stats.Level); len(c.ProcessRatios()) == len(c.Processes) && !math.IsNaN(r.Ratio) {
 		c.RatioToRef = ptr(r.Ratio)
 		if r.Level > 0 {
 			c.RatioPILow, c.RatioPIHigh = ptr(r.Low), ptr(r.High)
