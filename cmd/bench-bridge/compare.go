@@ -109,11 +109,15 @@ type programSpec struct {
 	slowdown float64
 }
 
-// parseProgram reads NAME[:slowdown=SHARE].
+// parseProgram reads NAME[@REV][:slowdown=SHARE], REV being a revision of a user's bridge (merge-base:BRANCH too).
 func parseProgram(arg string, cfg *config.Config) (programSpec, error) {
-	name, opts, _ := strings.Cut(arg, ":")
+	name, rev, opts := splitProgram(arg)
 	p := programSpec{arg: arg}
 	switch {
+	case rev != "" && cfg.Bridges[name].Build == "":
+		return p, fmt.Errorf("program %q: only a bridge of the config with a build command can be built at a revision", arg)
+	case rev != "":
+		p.kind, p.bridge = artifact.ProgramBridge, name+"@"+rev
 	case name == artifact.ProgramFloor:
 		p.kind = artifact.ProgramFloor
 	case slices.Contains(build.Codecs, name):
@@ -146,11 +150,29 @@ func parseProgram(arg string, cfg *config.Config) (programSpec, error) {
 	return p, nil
 }
 
+// splitProgram splits NAME[@REV][:OPTIONS]; a revision merge-base:BRANCH keeps its colon.
+func splitProgram(arg string) (name, rev, opts string) {
+	name, opts, _ = strings.Cut(arg, ":")
+	n, r, ok := strings.Cut(arg, "@")
+	if !ok || strings.Contains(n, ":") {
+		return name, "", opts
+	}
+	prefix := ""
+	if b, ok := strings.CutPrefix(r, build.MergeBasePrefix); ok {
+		prefix, r = build.MergeBasePrefix, b
+	}
+	r, opts, _ = strings.Cut(r, ":")
+	if r == "" {
+		return n + "@", "", opts // names no revision, and no program
+	}
+	return n, prefix + r, opts
+}
+
 // fileName is the artifact's name in compare's directory: the program's letter and its usual name.
 func (p programSpec) fileName(i int, target string) string {
 	codec := p.codec
 	if p.bridge != "" {
-		codec = p.bridge
+		codec = fileRev(p.bridge)
 	}
 	name := strings.TrimSuffix(defaultName(target, p.kind, codec), ".json")
 	if p.slowdown > 0 {

@@ -282,7 +282,8 @@ func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.
 		if err != nil {
 			return nil, err
 		}
-		job.User = &runner.UserBridge{Name: a.Codec, Dir: cfg.Dir(), Build: b.Build, Binary: b.Binary}
+		// A baseline built at a commit (NAME@REV) is built at that commit again.
+		job.User = &runner.UserBridge{Name: a.Codec, Dir: cfg.Dir(), Build: b.Build, Binary: b.Binary, Rev: a.Settings.Commit}
 	}
 	return job, nil
 }

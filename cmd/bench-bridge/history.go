@@ -90,7 +90,7 @@ func newCmdHistoryAdd(f *Factory, runF func(*historyAddOptions) error) *cobra.Co
 	}
 	fl := cmd.Flags()
 	o.Store.register(fl)
-	fl.StringVar(&o.Commit, "commit", "", "the commit the artifacts measured (default: $GITHUB_SHA, else the revision bench-bridge was built from)")
+	fl.StringVar(&o.Commit, "commit", "", "the commit the artifacts measured (default: the commit an artifact of a bridge at a revision records, else $GITHUB_SHA, else the revision bench-bridge was built from)")
 	fl.StringVar(&o.Night, "night", "", "the night, YYYY-MM-DD (default: the day, UTC, each run started)")
 	fl.StringVar(&o.Device, "device", "", "name the device instead of keying it by its metadata (identical machines of a lab)")
 	fl.BoolVar(&o.Replace, "replace", false, "keep these artifacts instead of others the history has for the same nights")
@@ -99,13 +99,9 @@ func newCmdHistoryAdd(f *Factory, runF func(*historyAddOptions) error) *cobra.Co
 }
 
 func historyAddRun(o *historyAddOptions) error {
-	commit := o.Commit
-	if commit == "" {
-		commit = os.Getenv("GITHUB_SHA")
-	}
 	var entries []history.Entry
 	for _, f := range o.Files {
-		e, err := history.ReadEntry(f, history.EntryOptions{Commit: commit, Night: o.Night, Device: o.Device})
+		e, err := history.ReadEntry(f, history.EntryOptions{Commit: o.Commit, Environment: os.Getenv("GITHUB_SHA"), Night: o.Night, Device: o.Device})
 		if err != nil {
 			return err
 		}

@@ -117,7 +117,11 @@ func (p plan) job(t targets.Target, log io.Writer) *runner.Job {
 	opts.Progress = log
 	out := strings.ReplaceAll(p.out, targetPlaceholder, t.Name())
 	if out == "" {
-		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, p.program.codec), opts.Cases))
+		codec := p.program.codec
+		if u := p.program.user; u != nil && u.Rev != "" { // not the bridge's linux-mine.json: another program
+			codec += "@" + fileRev(u.Rev)
+		}
+		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, codec), opts.Cases))
 	}
 	var user *runner.UserBridge
 	if p.program.user != nil {

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/history"
+)
+
+// bridgeRepo is a git repository of a user's bridge that a test makes: docs/bridge.md's mine.c, whose host_add runs
+// a busy loop of WORK turns (work.h) beside the call, and a config that builds it.
+type bridgeRepo struct {
+	dir     string
+	commits []string // in order, oldest first
+}
+
+// newBridgeRepo makes the repository with n commits: the first has WORK 0, commit culprit (0-based) sets WORK to
+// work, broken (when >= 0) breaks the build and the commit after it mends it; every other commit changes a note
+// and nothing measured. The bridges' cache entries it leaves are removed at the end.
+func newBridgeRepo(t *testing.T, n, culprit, work, broken int) *bridgeRepo {
+	t.Helper()
+	doc, err := os.ReadFile(bridgeDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := checkedBlock(t, string(doc), "mine.c")
+	src = strings.Replace(src, "#include \"harness.h\"\n", "#include \"harness.h\"\n#include \"work.h\"\n", 1)
+	src = strings.Replace(src, "\treturn JS_NewFloat64(ctx, bb_add(a, b));",
+		"\tfor (volatile int k = 0; k < WORK; k++)\n\t\t;\n\treturn JS_NewFloat64(ctx, bb_add(a, b));", 1)
+	if !strings.Contains(src, "k < WORK") {
+		t.Fatal("docs/bridge.md's mine.c has no host_add returning bb_add(a, b) to slow down")
+	}
+	r := &bridgeRepo{dir: t.TempDir()}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(r.dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.git(t, "init", "-q", "-b", "main")
+	write("mine.c", src)
+	write("bench-bridge.toml", checkedBlock(t, string(doc), "bench-bridge.toml"))
+	write(".gitignore", "bench\nout/\n")
+	wk := 0
+	for i := range n {
+		switch {
+		case i == culprit:
+			wk = work
+		case i == broken:
+			write("mine.c", src+"\nthis does not compile\n")
+		case i == broken+1 && broken >= 0:
+			write("mine.c", src)
+		}
+		write("work.h", fmt.Sprintf("#define WORK %d\n", wk))
+		write("notes.txt", fmt.Sprintf("change %d\n", i))
+		r.git(t, "add", "-A")
+		r.git(t, "commit", "-q", "-m", fmt.Sprintf("change %d", i))
+		r.commits = append(r.commits, r.git(t, "rev-parse", "HEAD"))
+	}
+	t.Cleanup(func() {
+		cache, err := build.CacheDir()
+		if err != nil {
+			return
+		}
+		for _, c := range r.commits {
+			slots, _ := filepath.Glob(filepath.Join(cache, "bridges", "mine-"+build.ShortCommit(c)+"-*"))
+			for _, s := range slots {
+				os.RemoveAll(s)
+			}
+		}
+	})
+	return r
+}
+
+func (r *bridgeRepo) git(t *testing.T, args ...string) string {
+	t.Helper()
+	args = append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}, args...)
+	out, err := build.Git(context.Background(), r.dir, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func (r *bridgeRepo) config() string { return filepath.Join(r.dir, "bench-bridge.toml") }
+
+// TestBridgeAtARevision measures a user's bridge as built at a commit, a tag and a branch of its repository: built
+// in a worktree of its own (the checkout is not touched), once per commit and build settings, with the commit in the
+// artifact, where history add finds it.
+func TestBridgeAtARevision(t *testing.T) {
+	requireCC(t)
+	r := newBridgeRepo(t, 3, 2, 50, -1)
+	r.git(t, "tag", "v1", r.commits[1])
+	r.git(t, "branch", "old", r.commits[0])
+	head, outs := r.git(t, "rev-parse", "HEAD"), t.TempDir()
+	for i, rev := range []string{"v1", r.commits[1][:8], "old", "main~2"} {
+		out := filepath.Join(outs, fmt.Sprintf("out%d.json", i))
+		stdout, stderr, code := run(t, localName(), "--config", r.config(), "--bridge", "mine@"+rev, "--cases", "script_to_host_scalar",
+			"--runs", "1", "--samples", "2", "--min-time", "1ms", "--out", out)
+		if code != 0 {
+			t.Fatalf("mine@%s: exit %d\n%s\n%s", rev, code, stdout, stderr)
+		}
+		want := r.commits[1]
+		if i >= 2 {
+			want = r.commits[0]
+		}
+		built := strings.Contains(stderr, "checking out commit "+build.ShortCommit(want))
+		if first := i == 0 || i == 2; built != first {
+			t.Errorf("mine@%s: built %v, want a build on the commit's first use only\n%s", rev, built, stderr)
+		}
+		a := readArtifact(t, out)
+		if a.Settings.Commit != want || a.Codec != "mine" || !strings.HasPrefix(a.Label(), "mine@"+build.ShortCommit(want)) {
+			t.Errorf("mine@%s: commit %q codec %q label %q, want commit %s", rev, a.Settings.Commit, a.Codec, a.Label(), want)
+		}
+		e, err := history.ReadEntry(out, history.EntryOptions{Environment: "0123456789abcdef0123"})
+		if err != nil || e.Revision != want {
+			t.Errorf("history add of mine@%s: revision %q (%v), want the bridge's commit %s", rev, e.Revision, err, want)
+		}
+	}
+	if now := r.git(t, "rev-parse", "HEAD"); now != head || r.git(t, "status", "--porcelain") != "" {
+		t.Errorf("the user's checkout changed: HEAD %s (was %s), status %q", now, head, r.git(t, "status", "--porcelain"))
+	}
+	if wt := r.git(t, "worktree", "list", "--porcelain"); strings.Count(wt, "worktree ") != 1 {
+		t.Errorf("worktrees left behind:\n%s", wt)
+	}
+	for rev, want := range map[string]string{
+		"nope":   "revision nope: not a commit of the repository at " + r.dir,
+		"":       "--bridge mine@: no revision after @",
+		"v1~999": "revision v1~999",
+	} {
+		_, stderr, code := run(t, localName(), "--config", r.config(), "--bridge", "mine@"+rev, "--cases", "script_to_host_scalar", "--runs", "1")
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("mine@%s: exit %d, %s; want %q", rev, code, stderr, want)
+		}
+	}
+}
