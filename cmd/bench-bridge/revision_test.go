@@ -10,6 +10,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/history"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // bridgeRepo is a git repository of a user's bridge that a test makes: docs/bridge.md's mine.c, whose host_add runs
@@ -136,5 +137,60 @@ func TestBridgeAtARevision(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, want) {
 			t.Errorf("mine@%s: exit %d, %s; want %q", rev, code, stderr, want)
 		}
+	}
+}
+
+// TestBisectFindsTheCulprit: in 16 commits of a user's bridge of which one adds a busy loop to host_add and the
+// others change nothing measured, bisect names that commit in at most 5 builds (GOOD's among them), by instructions
+// and by time.
+func TestBisectFindsTheCulprit(t *testing.T) {
+	requireCC(t)
+	testenv.Require(t, "valgrind", "apt-get install valgrind (scripts/setup does it)")
+	const culprit = 11
+	r := newBridgeRepo(t, 16, culprit, 200, -1)
+	for _, tc := range []struct {
+		metric string
+		args   []string
+	}{
+		{"instructions", nil},
+		// A 200-turn busy loop beside a call of about 100 ns: several times the cost on any CPU.
+		{"time", []string{"--runs", "8", "--samples", "3", "--min-time", "2ms", "--threshold", "0.2"}},
+	} {
+		t.Run(tc.metric, func(t *testing.T) {
+			args := append([]string{"bisect", r.commits[0], "main", "--config", r.config(), "--bridge", "mine",
+				"--cases", "script_to_host_scalar", "--metric", tc.metric, "--out", t.TempDir()}, tc.args...)
+			stdout, stderr, code := run(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, "first slower commit: "+r.commits[culprit]+" change 11\n") {
+				t.Errorf("want commit %s named\n%s", r.commits[culprit], stdout)
+			}
+			// A build checks its commit out; a second use of a commit (GOOD's in every step by time, and the
+			// commits the instructions built before) is taken from the cache.
+			builds := strings.Count(stderr, "checking out commit")
+			if !strings.Contains(stdout, "\n5 commits built and measured (with GOOD), 4 steps\n") || builds > 5 {
+				t.Errorf("%d builds, want 5 commits measured, in at most 5 builds\n%s", builds, stdout)
+			}
+			if !strings.Contains(stdout, "bench-bridge profile linux script_to_host_scalar --bridge mine@"+build.ShortCommit(r.commits[culprit])) {
+				t.Errorf("the culprit's step says no profile command\n%s", stdout)
+			}
+		})
+	}
+}
+
+// TestBisectSkipsWhatDoesNotBuild: a commit that breaks the build is skipped, and the search goes on around it.
+func TestBisectSkipsWhatDoesNotBuild(t *testing.T) {
+	requireCC(t)
+	testenv.Require(t, "valgrind", "apt-get install valgrind (scripts/setup does it)")
+	r := newBridgeRepo(t, 8, 6, 200, 4) // 1..7 after GOOD: the search probes 4 first
+	stdout, stderr, code := run(t, "bisect", r.commits[0], r.commits[7], "--config", r.config(), "--bridge", "mine",
+		"--cases", "script_to_host_scalar", "--metric", "instructions", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, build.ShortCommit(r.commits[4])+" change 4: does not build: skipped") ||
+		!strings.Contains(stdout, "first slower commit: "+r.commits[6]+" change 6\n") {
+		t.Errorf("want commit 4 skipped and commit 6 named\n%s", stdout)
 	}
 }
