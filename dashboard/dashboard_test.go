@@ -85,6 +85,33 @@ func TestChangesFormats(t *testing.T) {
 	}
 }
 
+// TestBisectCommandOfTheCodesChanges: a change the code made to a bridge of the user's names the bisect that finds
+// its commit, in every format; the reference bridge's and a device's do not.
+func TestBisectCommandOfTheCodesChanges(t *testing.T) {
+	r := report(t)
+	for i := range r.Changes {
+		r.Changes[i].Program = "mine bridge"
+	}
+	want := "bench-bridge bisect c29 c30 --bridge mine --cases script_to_host_scalar --metric time"
+	for _, f := range Formats {
+		var buf bytes.Buffer
+		if err := Changes(&buf, r, f); err != nil {
+			t.Fatal(err)
+		}
+		if out := buf.String(); !strings.Contains(out, want) || !strings.Contains(out, strings.Replace(want, "time", "instructions", 1)) ||
+			strings.Contains(out, "bisect c19 c20") {
+			t.Errorf("%s: want the code's changes' bisect commands (time and instructions), not the device's\n%s", f, out)
+		}
+	}
+	for _, program := range []string{"json bridge", "floor"} {
+		c := r.Changes[0]
+		c.Program = program
+		if cmd := BisectCommand(c); cmd != "" {
+			t.Errorf("%s: %q, want none (built from bench-bridge's own tree)", program, cmd)
+		}
+	}
+}
+
 // chromium finds Debian's chromium: missing, the test fails under CI and is skipped elsewhere.
 func chromium(t *testing.T) string {
 	path, err := exec.LookPath("chromium")
