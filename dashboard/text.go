@@ -140,6 +140,9 @@ func status(c trend.Change) string {
 	if c.Open {
 		s = append(s, "open")
 	}
+	if c.Ack != nil {
+		s = append(s, "known: "+c.Ack.Note)
+	}
 	return strings.Join(s, ", ")
 }
 
@@ -201,13 +204,17 @@ type changeRow struct {
 	Open       bool     `json:"open"`
 	New        bool     `json:"new"`
 	Bisect     string   `json:"bisect,omitempty"`
+	Known      *string  `json:"known,omitempty"` // the note of an acknowledged change
 }
 
 func changesJSON(r *trend.Report) any {
 	out := []changeRow{}
 	for _, c := range r.Changes {
 		out = append(out, changeRow{c.Program, c.Case, c.Metric, c.FirstNight, c.From, c.To, c.Shift, c.Low, c.High, c.Before,
-			c.After, c.Cause, c.Devices, c.Exposed, c.Regression, c.Open, c.New, BisectCommand(c)})
+			c.After, c.Cause, c.Devices, c.Exposed, c.Regression, c.Open, c.New, BisectCommand(c), nil})
+		if c.Ack != nil {
+			out[len(out)-1].Known = &c.Ack.Note
+		}
 	}
 	return map[string]any{"nights": r.Nights, "devices": len(r.Devices), "changes": out}
 }
