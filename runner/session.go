@@ -25,6 +25,10 @@ type Session struct {
 	jobs   []*Job
 	log    io.Writer
 	seed   uint64
+	// Stop, when set, is asked after each round whether the session has measured enough: a sequential test stops
+	// the rounds (at most Options.Runs) as soon as its answer is clear. interim assembles the programs' artifacts of
+	// the rounds so far, in the jobs' order.
+	Stop func(rounds int, interim func() []*artifact.Artifact) bool
 }
 
 // Result is what a session made of one job: the artifact when one was written (also when the session broke
@@ -184,8 +188,23 @@ func (s *Session) rounds(ctx context.Context, preps []*prepared) ([]int, error) 
 				return order, err
 			}
 		}
+		if s.Stop != nil && s.Stop(r+1, func() []*artifact.Artifact { return interim(preps) }) {
+			break
+		}
 	}
 	return order, nil
+}
+
+// interim assembles each program's artifact of what was measured so far, leaving the session's own untouched.
+func interim(preps []*prepared) []*artifact.Artifact {
+	var out []*artifact.Artifact
+	for _, p := range preps {
+		a := *p.art
+		a.Failures, a.Warnings, a.Processes, a.Cases = slices.Clone(a.Failures), slices.Clone(a.Warnings), nil, nil
+		Assemble(&a, p.m.Raw, p.job.Options.Cases)
+		out = append(out, &a)
+	}
+	return out
 }
 
 // newSessionID is unique per session: the start time and random bits.

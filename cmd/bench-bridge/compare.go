@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -40,6 +41,10 @@ type compareOptions struct {
 	Gate       bool
 	Thresholds thresholdFlags
 	Format     string
+	// Budget, when set, makes the rounds sequential: they stop when every case's answer is clear, at the latest
+	// after Budget (and --runs rounds).
+	Budget  time.Duration
+	runsSet bool
 	// Refused are the measuring flags given that compare takes per program instead.
 	Refused []string
 }
@@ -71,6 +76,7 @@ unless --out names another directory.`,
 			o.Measure.changed(fl)
 			o.Build.changed(fl)
 			o.Thresholds.changed(fl)
+			o.runsSet = fl.Changed("runs")
 			o.Refused = nil
 			for _, name := range []string{"slowdown", "slowdown-steps", "metric"} {
 				if fl.Changed(name) {
@@ -94,11 +100,15 @@ unless --out names another directory.`,
 	fl.Float64Var(&o.Thresholds.alpha, "alpha", 0, "significance level of the paired test (default: the config's, else 0.05)")
 	fl.Float64Var(&o.Thresholds.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
 	fl.StringVar(&o.Format, "format", "text", "format of the paired comparison: "+strings.Join(gate.Formats, ", "))
+	fl.DurationVar(&o.Budget, "budget", 0, "sequential: stop the rounds as soon as every case's answer is clear, at the latest after this long (--runs then caps the rounds, default "+strconv.Itoa(sequentialRounds)+")")
 	return cmd
 }
 
 // compareRounds is compare's default --runs.
 const compareRounds = 40
+
+// sequentialRounds caps the rounds of a sequential compare (--budget) when --runs does not: the budget ends it first.
+const sequentialRounds = 10000
 
 // programSpec is one program of compare: floor, a codec of the reference bridge or a config bridge, and options.
 type programSpec struct {
@@ -196,6 +206,12 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Budget < 0 {
+		return fmt.Errorf("--budget %s: want a positive duration, like 60s", o.Budget)
+	}
+	if o.Budget > 0 && !o.runsSet {
+		o.Measure.runs = sequentialRounds
+	}
 	specs := make([]programSpec, len(o.Programs))
 	plans := make([]plan, len(o.Programs))
 	for i, a := range o.Programs {
@@ -232,7 +248,13 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	arts, files, runErr := runSession(held, jobs, disp)
+	var seq *sequential
+	var stop []func(int, func() []*artifact.Artifact) bool
+	if o.Budget > 0 {
+		seq = &sequential{opts: gopts, budget: o.Budget, start: time.Now()}
+		stop = append(stop, seq.stop)
+	}
+	arts, files, runErr := runSession(held, jobs, disp, stop...)
 	runErr = errors.Join(runErr, release())
 	if len(arts) == 0 {
 		return runErr
@@ -243,6 +265,10 @@ func compareRun(o *compareOptions) error {
 		return errors.Join(runErr, table.Document().Render(o.IO.Out, "text"))
 	}
 	report := &gate.Report{Notes: []string{}}
+	if seq != nil {
+		gopts = seq.judged()
+		report.Notes = append(report.Notes, seq.note())
+	}
 	for i := 1; i < len(arts); i++ {
 		res, err := gate.JudgePaired(arts[0], arts[i], files[0], files[i], gopts)
 		if err != nil {
@@ -276,11 +302,15 @@ func renderCompare(w io.Writer, table *reports.Table, report *gate.Report, forma
 	return reports.Join(table.Document(), report.Document()).Render(w, format)
 }
 
-// runSession measures jobs in one session and returns the artifacts it wrote, with their files, and its error.
-func runSession(ctx context.Context, jobs []*runner.Job, log io.Writer) ([]*artifact.Artifact, []string, error) {
+// runSession measures jobs in one session and returns the artifacts it wrote, with their files, and its error. stop,
+// when given, may end the rounds early (runner.Session's Stop).
+func runSession(ctx context.Context, jobs []*runner.Job, log io.Writer, stop ...func(int, func() []*artifact.Artifact) bool) ([]*artifact.Artifact, []string, error) {
 	s, err := runner.NewSession(jobs, log)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(stop) > 0 {
+		s.Stop = stop[0]
 	}
 	results, err := s.Run(ctx)
 	var arts []*artifact.Artifact
