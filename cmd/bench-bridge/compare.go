@@ -45,6 +45,8 @@ type compareOptions struct {
 	// after Budget (and --runs rounds).
 	Budget  time.Duration
 	runsSet bool
+	// Report, when set, is where a markdown report fit for a pull-request comment goes (also $GITHUB_STEP_SUMMARY).
+	Report string
 	// Refused are the measuring flags given that compare takes per program instead.
 	Refused []string
 }
@@ -100,6 +102,7 @@ unless --out names another directory.`,
 	fl.Float64Var(&o.Thresholds.alpha, "alpha", 0, "significance level of the paired test (default: the config's, else 0.05)")
 	fl.Float64Var(&o.Thresholds.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
 	fl.StringVar(&o.Format, "format", "text", "format of the paired comparison: "+strings.Join(gate.Formats, ", "))
+	fl.StringVar(&o.Report, "report", "", "write a markdown report for a pull-request comment to this file (and append it to $GITHUB_STEP_SUMMARY when set)")
 	fl.DurationVar(&o.Budget, "budget", 0, "sequential: stop the rounds as soon as every case's answer is clear, at the latest after this long (--runs then caps the rounds, default "+strconv.Itoa(sequentialRounds)+")")
 	return cmd
 }
@@ -278,6 +281,11 @@ func compareRun(o *compareOptions) error {
 	}
 	if err := renderCompare(o.IO.Out, table, report, o.Format); err != nil {
 		return err
+	}
+	if o.Report != "" {
+		if err := writePRReport(o.Report, prReportOf(report, arts[0].Label(), gopts.MinEffect)); err != nil {
+			return err
+		}
 	}
 	if runErr != nil {
 		return runErr
