@@ -122,6 +122,10 @@ func TestBridgeAtARevision(t *testing.T) {
 			t.Errorf("history add of mine@%s: revision %q (%v), want the bridge's commit %s", rev, e.Revision, err, want)
 		}
 	}
+	// A pull request's base: the merge-base of HEAD and a branch.
+	if rev, err := build.ResolveRevision(context.Background(), r.dir, "merge-base:old"); err != nil || rev.Commit != r.commits[0] || rev.Subject != "change 0" {
+		t.Errorf("merge-base:old: %+v, %v; want %s", rev, err, r.commits[0])
+	}
 	if now := r.git(t, "rev-parse", "HEAD"); now != head || r.git(t, "status", "--porcelain") != "" {
 		t.Errorf("the user's checkout changed: HEAD %s (was %s), status %q", now, head, r.git(t, "status", "--porcelain"))
 	}
@@ -192,5 +196,22 @@ func TestBisectSkipsWhatDoesNotBuild(t *testing.T) {
 	if !strings.Contains(stdout, build.ShortCommit(r.commits[4])+" change 4: does not build: skipped") ||
 		!strings.Contains(stdout, "first slower commit: "+r.commits[6]+" change 6\n") {
 		t.Errorf("want commit 4 skipped and commit 6 named\n%s", stdout)
+	}
+}
+
+// TestProgramAtARevisionParses: compare's programs NAME@REV[:OPTIONS], the merge-base form keeping its colon.
+func TestProgramAtARevisionParses(t *testing.T) {
+	for arg, want := range map[string][3]string{
+		"mine":                          {"mine", "", ""},
+		"json:slowdown=0.1":             {"json", "", "slowdown=0.1"},
+		"mine@v1.2":                     {"mine", "v1.2", ""},
+		"mine@origin/main:slowdown=0.1": {"mine", "origin/main", "slowdown=0.1"},
+		"mine@merge-base:main":          {"mine", "merge-base:main", ""},
+		"mine@merge-base:origin/main:slowdown=0.02": {"mine", "merge-base:origin/main", "slowdown=0.02"},
+		"mine@": {"mine@", "", ""},
+	} {
+		if n, r, o := splitProgram(arg); [3]string{n, r, o} != want {
+			t.Errorf("%s: %q %q %q, want %q", arg, n, r, o, want)
+		}
 	}
 }
