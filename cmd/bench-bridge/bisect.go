@@ -218,7 +218,7 @@ func bisectRun(o *bisectOptions) error {
 		parent = commits[r.First-1]
 	}
 	fmt.Fprintf(w, "first slower commit: %s %s\n  %s: %s against GOOD %s\n", c.Commit, c.Subject, bs.caseN, bs.describe(m), bs.good.Short())
-	fmt.Fprintf(w, "  where the time went: bench-bridge profile %s %s --bridge %s@%s, and again at %s@%s (its parent)\n",
+	fmt.Fprintf(w, "  what it added, as a differential flame graph: bench-bridge profile %s %s --bridge %s@%s --diff %s@%s\n",
 		o.Target, bs.caseN, bs.name, c.Short(), bs.name, build.ShortCommit(parent))
 	fmt.Fprintf(w, "%d commits built and measured (with GOOD), %d steps\n", len(r.Steps)+1, len(r.Steps))
 	return nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -176,7 +178,8 @@ func TestBisectFindsTheCulprit(t *testing.T) {
 			if !strings.Contains(stdout, "\n5 commits built and measured (with GOOD), 4 steps\n") || builds > 5 {
 				t.Errorf("%d builds, want 5 commits measured, in at most 5 builds\n%s", builds, stdout)
 			}
-			if !strings.Contains(stdout, "bench-bridge profile linux script_to_host_scalar --bridge mine@"+build.ShortCommit(r.commits[culprit])) {
+			if !strings.Contains(stdout, "bench-bridge profile linux script_to_host_scalar --bridge mine@"+build.ShortCommit(r.commits[culprit])+
+				" --diff mine@"+build.ShortCommit(r.commits[culprit-1])) {
 				t.Errorf("the culprit's step says no profile command\n%s", stdout)
 			}
 		})
@@ -213,5 +216,33 @@ func TestProgramAtARevisionParses(t *testing.T) {
 		if n, r, o := splitProgram(arg); [3]string{n, r, o} != want {
 			t.Errorf("%s: %q %q %q, want %q", arg, n, r, o, want)
 		}
+	}
+}
+
+// TestProfileDiffOfTwoRevisions profiles a bridge before and after the commit that adds a busy loop to host_add:
+// each profile writes its flame graph and pprof profile, and the differential graph shows host_add grown.
+func TestProfileDiffOfTwoRevisions(t *testing.T) {
+	requireCC(t)
+	r := newBridgeRepo(t, 2, 1, 200, -1)
+	out := t.TempDir()
+	stdout, stderr, code := run(t, "profile", localName(), "script_to_host_scalar", "1", "--config", r.config(), "--bridge", "mine@"+r.commits[1],
+		"--diff", "mine@"+r.commits[0], "--out-dir", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	stem := filepath.Join(out, "profile-"+localName()+"-script_to_host_scalar")
+	for _, f := range []string{stem + ".svg", stem + ".pb.gz", stem + "-diff.svg", filepath.Join(out, "diff-base", filepath.Base(stem)+".svg")} {
+		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	svg, _ := os.ReadFile(stem + "-diff.svg")
+	m := regexp.MustCompile(`<title>host_add: \d+ samples, [0-9.]+%, \+([0-9.]+) points against the base</title>`).FindSubmatch(svg)
+	if m == nil {
+		t.Fatalf("the differential graph has no host_add that grew\n%s", svg)
+	}
+	// 200 turns of a busy loop beside a call of about 100 ns: host_add's share grows by tens of points on any CPU.
+	if v, _ := strconv.ParseFloat(string(m[1]), 64); v < 10 {
+		t.Errorf("host_add grew by %v points, want more than 10", v)
 	}
 }
