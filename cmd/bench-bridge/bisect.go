@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +35,8 @@ type bisectOptions struct {
 	Device     targets.Overrides
 	Threshold  float64
 	runsSet    bool
+	// Budget, by time, makes each step's rounds sequential (compare --budget): a step stops when its answer is clear.
+	Budget time.Duration
 }
 
 // newCmdBisect is `bench-bridge bisect GOOD BAD --bridge NAME --cases CASE`.
@@ -69,6 +72,7 @@ names another directory.`,
 	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, &o.Device, true)
 	fl := cmd.Flags()
 	fl.StringVar(&o.Target, "target", localName(), "the target to measure on")
+	fl.DurationVar(&o.Budget, "budget", 0, "by time: each step's rounds stop as soon as the answer is clear, at the latest after this long (compare --budget)")
 	fl.Float64Var(&o.Threshold, "threshold", 0, "least relative slowdown that counts, 0.05 for 5% (default: the gate's for the metric)")
 	fl.Lookup("out").Usage = "directory for the artifacts of the steps (default " + DefaultOutDir + "/bisect-TARGET)"
 	fl.Lookup("runs").Usage = "by time: rounds of each step's session, GOOD and the commit alternating (default " + fmt.Sprint(compareRounds) + "); by instructions: processes"
@@ -110,6 +114,9 @@ func bisectRun(o *bisectOptions) error {
 	}
 	if !o.runsSet {
 		o.Measure.runs = compareRounds
+		if o.Budget > 0 {
+			o.Measure.runs = sequentialRounds
+		}
 		if o.Measure.metric == "instructions" {
 			o.Measure.runs = 1 // the count is exact: the timed processes only carry it
 		}
@@ -119,6 +126,8 @@ func bisectRun(o *bisectOptions) error {
 		return err
 	}
 	switch {
+	case o.Budget < 0:
+		return fmt.Errorf("--budget %s: want a positive duration, like 60s", o.Budget)
 	case o.Threshold < 0 || o.Threshold != o.Threshold || o.Threshold > 10:
 		return fmt.Errorf("--threshold %v: want a share between 0 and 10, like 0.05", o.Threshold)
 	case o.Threshold > 0:
@@ -256,11 +265,22 @@ func (bs *bisector) measure(rev build.Revision, step string) (measured, error) {
 		}
 		jobs = append(jobs, p.job(bs.t, bs.log))
 	}
-	arts, files, err := runSession(bs.o.ctx, jobs, bs.log)
+	gopts := bs.gopts
+	var stop []func(int, func() []*artifact.Artifact) bool
+	var seq *sequential
+	if bs.o.Budget > 0 {
+		seq = &sequential{opts: gopts, budget: bs.o.Budget, start: time.Now()}
+		stop = append(stop, seq.stop)
+	}
+	arts, files, err := runSession(bs.o.ctx, jobs, bs.log, stop...)
 	if err != nil {
 		return measured{}, err
 	}
-	res, err := gate.JudgePaired(arts[0], arts[1], files[0], files[1], bs.gopts)
+	if seq != nil {
+		gopts = seq.judged()
+		fmt.Fprintln(bs.log, seq.note())
+	}
+	res, err := gate.JudgePaired(arts[0], arts[1], files[0], files[1], gopts)
 	if err != nil {
 		return measured{}, err
 	}
