@@ -95,6 +95,10 @@ func UserBridgeAt(ctx context.Context, tc Toolchain, lib *Library, name, dir, co
 	if command == "" {
 		return nil, fmt.Errorf("bridge %s: the bridge has no build command, so there is nothing to build at a revision (add build = \"...\")", at)
 	}
+	dir, err := filepath.Abs(dir) // "." when the config is the one in the folder bench-bridge runs in
+	if err != nil {
+		return nil, err
+	}
 	if filepath.IsAbs(binary) { // the config resolves it against its folder: where the build runs
 		rel, err := filepath.Rel(dir, binary)
 		if err != nil || strings.HasPrefix(rel, "..") {
@@ -167,9 +171,9 @@ func UserBridgeAt(ctx context.Context, tc Toolchain, lib *Library, name, dir, co
 		// With a deadline of its own: the build may have ended because ctx did.
 		rmCtx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 		defer cancel()
+		// Only this worktree: a prune would touch the user's other worktrees' records.
 		Git(rmCtx, top, "worktree", "remove", "--force", work)
 		os.RemoveAll(work)
-		Git(rmCtx, top, "worktree", "prune")
 	}()
 	fmt.Fprintf(log, "bridge %s: checking out commit %s (%s) into %s\n", at, rev.Short(), rev.Subject, work)
 	if _, err := Git(ctx, top, "worktree", "add", "--detach", "--force", work, rev.Commit); err != nil {

@@ -167,8 +167,12 @@ func (s *Session) announce(preps []*prepared, labels []string) {
 			s.target.Name(), len(o.Cases), o.Runs, o.Samples, o.MinTime)
 		return
 	}
-	fmt.Fprintf(s.log, "comparing %s on %s: %d rounds of %d processes, %d cases, %d samples of at least %s each\n",
-		strings.Join(labels, ", "), s.target.Name(), o.Runs, len(preps), len(o.Cases), o.Samples, o.MinTime)
+	rounds := fmt.Sprintf("%d rounds", o.Runs)
+	if s.Stop != nil {
+		rounds = fmt.Sprintf("rounds until the answer is clear (at most %d)", o.Runs)
+	}
+	fmt.Fprintf(s.log, "comparing %s on %s: %s of %d processes, %d cases, %d samples of at least %s each\n",
+		strings.Join(labels, ", "), s.target.Name(), rounds, len(preps), len(o.Cases), o.Samples, o.MinTime)
 }
 
 // rounds runs the session's processes: round r runs the programs forward when r is even and backward when it is odd,

@@ -124,6 +124,12 @@ func TestBridgeAtARevision(t *testing.T) {
 			t.Errorf("history add of mine@%s: revision %q (%v), want the bridge's commit %s", rev, e.Revision, err, want)
 		}
 	}
+	// The config found in the folder bench-bridge runs in, which is "." to it.
+	t.Chdir(r.dir)
+	if _, stderr, code := run(t, localName(), "--bridge", "mine@v1", "--cases", "script_to_host_scalar", "--runs", "1", "--samples", "2",
+		"--min-time", "1ms", "--out", filepath.Join(outs, "here.json")); code != 0 {
+		t.Errorf("mine@v1 from the bridge's folder: exit %d\n%s", code, stderr)
+	}
 	// A pull request's base: the merge-base of HEAD and a branch.
 	if rev, err := build.ResolveRevision(context.Background(), r.dir, "merge-base:old"); err != nil || rev.Commit != r.commits[0] || rev.Subject != "change 0" {
 		t.Errorf("merge-base:old: %+v, %v; want %s", rev, err, r.commits[0])
