@@ -27,7 +27,7 @@ type Session struct {
 	seed   uint64
 	// Stop, when set, is asked after each round whether the session has measured enough: a sequential test stops
 	// the rounds (at most Options.Runs) as soon as its answer is clear. interim assembles the programs' artifacts of
-	// the rounds so far, in the jobs' order.
+	// the rounds so far, in the jobs' order. It is first asked with 0 rounds as the rounds begin, the programs built.
 	Stop func(rounds int, interim func() []*artifact.Artifact) bool
 }
 
@@ -180,6 +180,9 @@ func (s *Session) announce(preps []*prepared, labels []string) {
 func (s *Session) rounds(ctx context.Context, preps []*prepared) ([]int, error) {
 	o := preps[0].job.Options
 	var order []int
+	if s.Stop != nil && s.Stop(0, func() []*artifact.Artifact { return interim(preps) }) {
+		return order, nil
+	}
 	for r := range o.Runs {
 		caseOrder := CaseOrder(s.seed, r, o.Cases)
 		for k := range preps {

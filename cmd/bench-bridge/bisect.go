@@ -269,7 +269,7 @@ func (bs *bisector) measure(rev build.Revision, step string) (measured, error) {
 	var stop []func(int, func() []*artifact.Artifact) bool
 	var seq *sequential
 	if bs.o.Budget > 0 {
-		seq = &sequential{opts: gopts, budget: bs.o.Budget, start: time.Now()}
+		seq = &sequential{opts: gopts, budget: bs.o.Budget}
 		stop = append(stop, seq.stop)
 	}
 	arts, files, err := runSession(bs.o.ctx, jobs, bs.log, stop...)

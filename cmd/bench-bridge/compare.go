@@ -254,7 +254,7 @@ func compareRun(o *compareOptions) error {
 	var seq *sequential
 	var stop []func(int, func() []*artifact.Artifact) bool
 	if o.Budget > 0 {
-		seq = &sequential{opts: gopts, budget: o.Budget, start: time.Now()}
+		seq = &sequential{opts: gopts, budget: o.Budget}
 		stop = append(stop, seq.stop)
 	}
 	arts, files, runErr := runSession(held, jobs, disp, stop...)

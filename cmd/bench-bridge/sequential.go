@@ -23,8 +23,12 @@ type sequential struct {
 	why    string // why it stopped
 }
 
-// stop is runner.Session's Stop.
+// stop is runner.Session's Stop; the budget counts from its first call, when the programs are built.
 func (s *sequential) stop(rounds int, interim func() []*artifact.Artifact) bool {
+	if rounds == 0 {
+		s.start = time.Now()
+		return false
+	}
 	s.rounds = rounds
 	k, isLook := stats.SequentialLook(rounds)
 	over := time.Since(s.start) >= s.budget
