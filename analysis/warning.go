@@ -47,6 +47,8 @@ const (
 	Confirmation Kind = "confirmation"
 	// Unmatched: an artifact without its counterpart on the other side of a gate (Match): not gated.
 	Unmatched Kind = "unmatched"
+	// Sequential: how compare's sequential rounds (--budget) ended, and the alpha of the look that judged them.
+	Sequential Kind = "sequential"
 )
 
 // IsWarning reports whether a warning of kind k limits the comparison itself: the views open its line with

@@ -148,6 +148,9 @@ type Settings struct {
 	// Clocks are the cores the program was pinned to and the frequencies they were locked at (--cpu, --lock-clocks);
 	// nil when neither was asked for.
 	Clocks *Clocks `json:"clocks,omitempty"`
+	// Commit is the commit of the user's bridge's git repository the program was built from (NAME@REV); absent
+	// for a program built from its folder as it is. history add takes it as the artifact's commit.
+	Commit string `json:"commit,omitempty"`
 	// CooldownNs is how long a marked process waited before it was measured again (--cooldown); 0 for no retries.
 	CooldownNs int64 `json:"cooldown_ns,omitempty"`
 }
@@ -412,6 +415,9 @@ func (a *Artifact) Label() string {
 		l = "floor " + a.Target
 	case a.Codec != "":
 		l = a.Codec + " " + a.Target
+		if c := a.Settings.Commit; c != "" { // one bridge at two commits: two programs
+			l = a.Codec + "@" + c[:min(12, len(c))] + " " + a.Target
+		}
 	}
 	if s := a.Settings.Slowdown; s > 0 {
 		l += " slowdown=" + strconv.FormatFloat(s, 'g', -1, 64)

@@ -24,6 +24,9 @@ type Program struct {
 	CFlags   string
 	// User is what a user's bridge was built with (nil for the reference programs).
 	User *UserBuild
+	// Commit is the commit of the user's bridge's repository the program was built from (NAME@REV); empty for
+	// a bridge built from its folder as it is.
+	Commit string
 }
 
 // Codecs lists the reference bridge's codecs: json is the boundary report's generic path, JSON text both ways

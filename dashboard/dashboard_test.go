@@ -2,19 +2,18 @@ package dashboard
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"image/png"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/history"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
 	"github.com/bench-bridge/bench-bridge/trend"
 )
 
@@ -85,40 +84,37 @@ func TestChangesFormats(t *testing.T) {
 	}
 }
 
-// chromium finds Debian's chromium: missing, the test fails under CI and is skipped elsewhere.
-func chromium(t *testing.T) string {
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		msg := "chromium is not installed: apt-get install chromium (scripts/setup installs it)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
+// TestBisectCommandOfTheCodesChanges: a change the code made to a bridge of the user's names the bisect that finds
+// its commit, in every format; the reference bridge's and a device's do not.
+func TestBisectCommandOfTheCodesChanges(t *testing.T) {
+	r := report(t)
+	for i := range r.Changes {
+		r.Changes[i].Program = "mine bridge"
+	}
+	want := "bench-bridge bisect c29 c30 --bridge mine --cases script_to_host_scalar --metric time"
+	for _, f := range Formats {
+		var buf bytes.Buffer
+		if err := Changes(&buf, r, f); err != nil {
+			t.Fatal(err)
 		}
-		t.Skip(msg)
+		if out := buf.String(); !strings.Contains(out, want) || !strings.Contains(out, strings.Replace(want, "time", "instructions", 1)) ||
+			strings.Contains(out, "bisect c19 c20") {
+			t.Errorf("%s: want the code's changes' bisect commands (time and instructions), not the device's\n%s", f, out)
+		}
 	}
-	return path
-}
-
-// runChromium runs a headless Chromium with a profile of its own and nothing to fetch from the network.
-func runChromium(t *testing.T, bin string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir=" + t.TempDir()}
-	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium %q: %v\n%s", args, err, stderr.String())
+	for _, program := range []string{"json bridge", "floor"} {
+		c := r.Changes[0]
+		c.Program = program
+		if cmd := BisectCommand(c); cmd != "" {
+			t.Errorf("%s: %q, want none (built from bench-bridge's own tree)", program, cmd)
+		}
 	}
-	return out
 }
 
 // TestPageInChromium renders the page in a real headless Chromium: the DOM after load has a chart per case and
 // metric, a line per device and the changes marked, and the screenshot shows the devices' lines in their colours.
 func TestPageInChromium(t *testing.T) {
-	bin := chromium(t)
+	bin := testenv.Chromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "index.html")
 	var buf bytes.Buffer
@@ -128,7 +124,7 @@ func TestPageInChromium(t *testing.T) {
 	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := string(runChromium(t, bin, "--dump-dom", "file://"+page))
+	dom := string(testenv.RunChromium(t, bin, "--dump-dom", "file://"+page))
 	if n := strings.Count(dom, `<svg class="chart"`); n != 2 {
 		t.Errorf("%d charts in the DOM, want 2 (ratio and instructions)", n)
 	}
@@ -139,7 +135,7 @@ func TestPageInChromium(t *testing.T) {
 		t.Errorf("%d changes marked, want 3 with c29..c30", n)
 	}
 	shot := filepath.Join(dir, "shot.png")
-	runChromium(t, bin, "--screenshot="+shot, "--window-size=1000,1000", "--hide-scrollbars", "file://"+page)
+	testenv.RunChromium(t, bin, "--screenshot="+shot, "--window-size=1000,1000", "--hide-scrollbars", "file://"+page)
 	f, err := os.Open(shot)
 	if err != nil {
 		t.Fatal(err)

@@ -189,8 +189,8 @@ td, th { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; font-si
 they came between; the shaded bands are twice each device's night-to-night noise around each level.</p>
 <p class="legend">{{range .Legend}}<span><span class="swatch" style="background: {{.Color}}"></span>{{.Device}}: {{.Description}}</span>{{end}}</p>
 <h2>Open changes</h2>
-{{if .Open}}<table id="open-changes"><tr><th>first night</th><th>program</th><th>case</th><th>metric</th><th>change</th><th>cause</th><th>commits</th><th>devices</th></tr>
-{{range .Open}}<tr><td>{{.FirstNight}}</td><td>{{.Program}}</td><td>{{.Case}}</td><td>{{.Metric}}</td><td>{{call $.Size .}}</td><td>{{call $.Cause .}}</td><td>{{call $.Commits .}}</td><td>{{call $.Devices .}}</td></tr>
+{{if .Open}}<table id="open-changes"><tr><th>first night</th><th>program</th><th>case</th><th>metric</th><th>change</th><th>cause</th><th>commits</th><th>devices</th><th>known</th></tr>
+{{range .Open}}<tr><td>{{.FirstNight}}</td><td>{{.Program}}</td><td>{{.Case}}</td><td>{{.Metric}}</td><td>{{call $.Size .}}</td><td>{{call $.Cause .}}</td><td>{{call $.Commits .}}</td><td>{{call $.Devices .}}</td><td class="known">{{with .Ack}}known: {{.Note}}{{end}}</td></tr>
 {{end}}</table>{{else}}<p id="open-changes">None.</p>{{end}}
 {{range .Charts}}<h2 id="{{.ID}}">{{.Title}}</h2>
 {{.SVG}}

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/trend"
 )
 
@@ -34,6 +36,9 @@ func Changes(w io.Writer, r *trend.Report, format string) error {
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.FirstNight, md(c.Program), md(c.Case), c.Metric,
 				size(c), cause(c), md(commits(c)), md(devices(c)), status(c))
 		}
+		if cmds := bisectCommands(r); len(cmds) > 0 {
+			fmt.Fprintf(w, "\nTo find the commit of each change by the code:\n\n```\n%s\n```\n", strings.Join(cmds, "\n"))
+		}
 		return nil
 	}
 	fmt.Fprintln(w, summary(r))
@@ -42,7 +47,43 @@ func Changes(w io.Writer, r *trend.Report, format string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.FirstNight, c.Program, c.Case, c.Metric, size(c), cause(c),
 			commits(c), devices(c), status(c))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if cmds := bisectCommands(r); len(cmds) > 0 {
+		fmt.Fprintf(w, "to find the commit of each change by the code:\n  %s\n", strings.Join(cmds, "\n  "))
+	}
+	return nil
+}
+
+// BisectCommand is the bisect that finds the commit of a change the code made to a bridge of the user's; "" where
+// bisect cannot: a change of a device is no commit's, the floor and the reference bridge are built from
+// bench-bridge's own tree, not a bridge's repository, and bisect measures time and instructions, not allocations.
+func BisectCommand(c trend.Change) string {
+	bridge, ok := strings.CutSuffix(c.Program, " bridge")
+	if c.Cause != trend.CauseCode || !ok || slices.Contains(build.Codecs, bridge) || c.From == "" || c.To == "" {
+		return ""
+	}
+	metric := "time"
+	switch c.Metric {
+	case trend.Ratio:
+	case trend.Instructions:
+		metric = "instructions"
+	default:
+		return ""
+	}
+	return fmt.Sprintf("bench-bridge bisect %s %s --bridge %s --cases %s --metric %s", c.From, c.To, bridge, c.Case, metric)
+}
+
+// bisectCommands are the bisect commands of r's changes, one per change that has one.
+func bisectCommands(r *trend.Report) []string {
+	var out []string
+	for _, c := range r.Changes {
+		if cmd := BisectCommand(c); cmd != "" {
+			out = append(out, cmd)
+		}
+	}
+	return out
 }
 
 // summary is the first line: how much history was read and what it found.
@@ -98,6 +139,9 @@ func status(c trend.Change) string {
 	}
 	if c.Open {
 		s = append(s, "open")
+	}
+	if c.Ack != nil {
+		s = append(s, "known: "+c.Ack.Note)
 	}
 	return strings.Join(s, ", ")
 }
@@ -159,13 +203,18 @@ type changeRow struct {
 	Regression bool     `json:"regression"`
 	Open       bool     `json:"open"`
 	New        bool     `json:"new"`
+	Bisect     string   `json:"bisect,omitempty"`
+	Known      *string  `json:"known,omitempty"` // the note of an acknowledged change
 }
 
 func changesJSON(r *trend.Report) any {
 	out := []changeRow{}
 	for _, c := range r.Changes {
 		out = append(out, changeRow{c.Program, c.Case, c.Metric, c.FirstNight, c.From, c.To, c.Shift, c.Low, c.High, c.Before,
-			c.After, c.Cause, c.Devices, c.Exposed, c.Regression, c.Open, c.New})
+			c.After, c.Cause, c.Devices, c.Exposed, c.Regression, c.Open, c.New, BisectCommand(c), nil})
+		if c.Ack != nil {
+			out[len(out)-1].Known = &c.Ack.Note
+		}
 	}
 	return map[string]any{"nights": r.Nights, "devices": len(r.Devices), "changes": out}
 }

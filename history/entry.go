@@ -53,6 +53,8 @@ type EntryOptions struct {
 	// Commit is the commit the artifact measured; empty takes the revision the bench-bridge binary was built from,
 	// when its tool field records one.
 	Commit string
+	// Environment is the commit the environment names ($GITHUB_SHA): taken after the one the artifact records.
+	Environment string
 	// Night is the night as YYYY-MM-DD; empty takes the day (UTC) the run started.
 	Night string
 	// Device names the device instead of the key made from its metadata: for identical machines of a lab, which
@@ -78,7 +80,14 @@ func ReadEntry(path string, o EntryOptions) (Entry, error) {
 	e := Entry{File: path, Artifact: a, SHA256: hex.EncodeToString(sum[:]), Device: DeviceOf(a, o.Device)}
 	e.Series = SeriesOf(a, e.Device.Key)
 	e.Identity = identity(a)
-	if e.Revision = o.Commit; e.Revision == "" {
+	e.Revision = o.Commit
+	if e.Revision == "" {
+		e.Revision = a.Settings.Commit // a user's bridge built at a revision (NAME@REV)
+	}
+	if e.Revision == "" {
+		e.Revision = o.Environment
+	}
+	if e.Revision == "" {
 		e.Revision = ToolRevision(a.Tool)
 	}
 	if e.Revision == "" {

@@ -12,6 +12,8 @@ import (
 // History is everything a store holds, read at once: its series and their nights in order.
 type History struct {
 	Series []Series
+	// Acks are the changes acknowledged (history ack), oldest first.
+	Acks []Ack
 }
 
 // Series is one device, program and build, with its nights oldest first.
@@ -80,7 +82,10 @@ func (s *Store) Load(ctx context.Context) (*History, error) {
 		if err != nil {
 			return err
 		}
-		return loadResults(ctx, tx, h, nightAt)
+		if err := loadResults(ctx, tx, h, nightAt); err != nil {
+			return err
+		}
+		return loadAcks(ctx, tx, h)
 	})
 	if err != nil {
 		return nil, err

@@ -19,8 +19,8 @@ import (
 )
 
 // Schema is the version of the store's tables this package reads and writes. A store of a newer schema is refused
-// (a newer bench-bridge wrote it); an older one would be converted on open.
-const Schema = 1
+// (a newer bench-bridge wrote it); an older one is converted on open. Schema 2 added acknowledged changes (acks).
+const Schema = 2
 
 // kind is what the store's meta table says it is: a database with other tables is not a history.
 const kind = "bench-bridge history"
@@ -134,6 +134,8 @@ func (s *Store) prepare(ctx context.Context) error {
 			return fmt.Errorf("history schema %d is newer than this bench-bridge reads (%d): use the bench-bridge that wrote it, or a newer one", v, Schema)
 		case v < 1:
 			return fmt.Errorf("history_meta: schema %d is not a version", v)
+		case v < Schema:
+			return s.migrate(ctx, tx, v)
 		}
 		return nil
 	})
@@ -184,6 +186,7 @@ func (s *Store) create(ctx context.Context, tx *sql.Tx) error {
 			median_ns ` + num + ` NOT NULL, median_low_ns ` + num + `, median_high_ns ` + num + `,
 			instructions ` + num + `, allocs ` + num + `, bytes ` + num + `,
 			PRIMARY KEY (night_id, name))`,
+		acksTable,
 		`INSERT INTO history_meta (name, value) VALUES ('kind', '` + kind + `'), ('schema', '` + strconv.Itoa(Schema) + `')`,
 	}
 	for _, q := range stmts {

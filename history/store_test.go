@@ -278,7 +278,7 @@ func TestBadStores(t *testing.T) {
 	for _, tc := range []struct{ loc, want string }{
 		{garbage, "not a SQLite database"},
 		{foreign, "not a bench-bridge history: the database has other tables (photos)"},
-		{newer, "history schema 99 is newer than this bench-bridge reads (1)"},
+		{newer, "history schema 99 is newer than this bench-bridge reads (2)"},
 		{dir, "is a directory"},
 	} {
 		before, _ := os.ReadFile(tc.loc)

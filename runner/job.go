@@ -38,6 +38,8 @@ type Job struct {
 // UserBridge is a bench program of the user's, declared in the config.
 type UserBridge struct {
 	Name, Dir, Build, Binary string
+	// Rev, when set, is the revision of the bridge's git repository to build it at (NAME@REV).
+	Rev string
 }
 
 // Toolchain is what builds the job's program: the one its target's platform calls for.
@@ -56,7 +58,7 @@ func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	if u := j.User; u != nil && u.Build == "" {
+	if u := j.User; u != nil && u.Build == "" && u.Rev == "" {
 		// A prebuilt program: nothing to build, so no QuickJS to fetch or build either.
 		return build.UserBridge(ctx, tc, nil, u.Name, u.Dir, u.Build, u.Binary, j.Log)
 	}
@@ -67,6 +69,13 @@ func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 	lib, err := build.BuildQuickJS(ctx, tc, src, j.Log)
 	if err != nil {
 		return nil, err
+	}
+	if u := j.User; u != nil && u.Rev != "" {
+		rev, err := build.ResolveRevision(ctx, u.Dir, u.Rev)
+		if err != nil {
+			return nil, fmt.Errorf("bridge %s@%s: %w", u.Name, u.Rev, err)
+		}
+		return build.UserBridgeAt(ctx, tc, lib, u.Name, u.Dir, u.Build, u.Binary, rev, j.Log)
 	}
 	if u := j.User; u != nil {
 		return build.UserBridge(ctx, tc, lib, u.Name, u.Dir, u.Build, u.Binary, j.Log)

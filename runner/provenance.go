@@ -24,6 +24,7 @@ func recordProvenance(a *artifact.Artifact, prog *build.Program, meta map[string
 		return
 	}
 	a.Device.QuickJS = meta["quickjs"]
+	a.Settings.Commit = prog.Commit
 	if c := meta["codec"]; c != "" {
 		a.Codec = c
 	}

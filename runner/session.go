@@ -25,6 +25,10 @@ type Session struct {
 	jobs   []*Job
 	log    io.Writer
 	seed   uint64
+	// Stop, when set, is asked after each round whether the session has measured enough: a sequential test stops
+	// the rounds (at most Options.Runs) as soon as its answer is clear. interim assembles the programs' artifacts of
+	// the rounds so far, in the jobs' order. It is first asked with 0 rounds as the rounds begin, the programs built.
+	Stop func(rounds int, interim func() []*artifact.Artifact) bool
 }
 
 // Result is what a session made of one job: the artifact when one was written (also when the session broke
@@ -172,8 +176,12 @@ func (s *Session) announce(preps []*prepared, labels []string) {
 			s.target.Name(), len(o.Cases), o.Runs, o.Samples, o.MinTime)
 		return
 	}
-	fmt.Fprintf(s.log, "comparing %s on %s: %d rounds of %d processes, %d cases, %d samples of at least %s each\n",
-		strings.Join(labels, ", "), s.target.Name(), o.Runs, len(preps), len(o.Cases), o.Samples, o.MinTime)
+	rounds := fmt.Sprintf("%d rounds", o.Runs)
+	if s.Stop != nil {
+		rounds = fmt.Sprintf("rounds until the answer is clear (at most %d)", o.Runs)
+	}
+	fmt.Fprintf(s.log, "comparing %s on %s: %s of %d processes, %d cases, %d samples of at least %s each\n",
+		strings.Join(labels, ", "), s.target.Name(), rounds, len(preps), len(o.Cases), o.Samples, o.MinTime)
 }
 
 // rounds runs the session's processes: round r runs the programs forward when r is even and backward when it is odd,
@@ -181,6 +189,9 @@ func (s *Session) announce(preps []*prepared, labels []string) {
 func (s *Session) rounds(ctx context.Context, preps []*prepared) ([]int, error) {
 	o := preps[0].job.Options
 	var order []int
+	if s.Stop != nil && s.Stop(0, func() []*artifact.Artifact { return interim(preps) }) {
+		return order, nil
+	}
 	for r := range o.Runs {
 		caseOrder := CaseOrder(s.seed, r, o.Cases)
 		for k := range preps {
@@ -193,8 +204,23 @@ func (s *Session) rounds(ctx context.Context, preps []*prepared) ([]int, error) 
 				return order, err
 			}
 		}
+		if s.Stop != nil && s.Stop(r+1, func() []*artifact.Artifact { return interim(preps) }) {
+			break
+		}
 	}
 	return order, nil
+}
+
+// interim assembles each program's artifact of what was measured so far, leaving the session's own untouched.
+func interim(preps []*prepared) []*artifact.Artifact {
+	var out []*artifact.Artifact
+	for _, p := range preps {
+		a := *p.art
+		a.Failures, a.Warnings, a.Processes, a.Cases = slices.Clone(a.Failures), slices.Clone(a.Warnings), nil, nil
+		Assemble(&a, p.m.Raw, p.job.Options.Cases)
+		out = append(out, &a)
+	}
+	return out
 }
 
 // newSessionID is unique per session: the start time and random bits.

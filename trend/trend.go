@@ -82,6 +82,8 @@ type Change struct {
 	New bool
 	// PerDevice are the devices' own views of it.
 	PerDevice []DeviceChange
+	// Ack, when someone acknowledged the change (history ack), says why it is known: it no longer alerts.
+	Ack *history.Ack
 }
 
 // DeviceChange is a change as one device's series shows it.
@@ -128,7 +130,20 @@ func Analyze(h *history.History, o Options) *Report {
 			r.Changes[i].New = !slices.ContainsFunc(before.Changes, r.Changes[i].same)
 		}
 	}
+	for i := range r.Changes {
+		c := &r.Changes[i]
+		for _, a := range h.Acks {
+			if a.Program == c.Program && a.Case == c.Case && a.Metric == c.Metric && a.To == c.To {
+				c.Ack = &a
+			}
+		}
+	}
 	return r
+}
+
+// Alerts reports whether c should fail the nightly: a regression the code made that nobody has acknowledged.
+func (c *Change) Alerts() bool {
+	return c.Regression && c.Cause == CauseCode && c.Ack == nil
 }
 
 // same reports whether two readings found the same change: the same case and metric at overlapping commits.

@@ -30,6 +30,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/history"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 	"github.com/bench-bridge/bench-bridge/runner"
+	"github.com/bench-bridge/bench-bridge/stats"
 	"github.com/bench-bridge/bench-bridge/targets"
 	"github.com/bench-bridge/bench-bridge/trend"
 )
@@ -531,6 +532,37 @@ func TestCompareGateJudgingNothing(t *testing.T) {
 		if code := fs.run(args...); code != tc.code || !strings.Contains(fs.stdout.String(), "raise --runs") {
 			t.Errorf("%q: exit %d, want %d and what would judge it\n%s%s", tc.more, code, tc.code, fs.stdout.String(), fs.stderr.String())
 		}
+	}
+}
+
+// TestCompareSequentialStopsWhenClear: with --budget the rounds stop at the first look where every case is clear,
+// a slowdown of half as regressed and no change as the same, and say how they ended; the verdict is the paired test's
+// at that look's alpha.
+func TestCompareSequentialStopsWhenClear(t *testing.T) {
+	cfg := fakeBridge(t)
+	for _, tc := range []struct {
+		b    string
+		code int
+	}{
+		{"fake:slowdown=0.5", 3},
+		{"fake", 0},
+	} {
+		fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
+		dir := t.TempDir()
+		code := fs.run("compare", "fake-a", "fake", tc.b, "--config", cfg, "--cases", "script_to_host_scalar", "--budget", "10m",
+			"--samples", "1", "--min-time", "1ms", "--out", dir, "--gate")
+		out := fs.stdout.String()
+		if code != tc.code || !strings.Contains(out, "stopped because every case was clear; look ") {
+			t.Errorf("compare fake %s --budget: exit %d, want %d and the rounds stopped when clear\n%s%s", tc.b, code, tc.code, out, fs.stderr.String())
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		if a, err := artifact.Read(files[0]); err != nil || len(a.Processes) >= 100 || len(a.Processes) < stats.SequentialFirstLook {
+			t.Errorf("%s: %v, %d rounds; want a look's few", files[0], err, len(a.Processes))
+		}
+	}
+	fs := newFakes(false, false)
+	if code := fs.run("compare", "fake-a", "fake", "fake", "--config", cfg, "--budget", "-1s"); code != 1 || !strings.Contains(fs.stderr.String(), "--budget -1s: want a positive duration") {
+		t.Errorf("--budget -1s: exit %d, %s", code, fs.stderr.String())
 	}
 }
 

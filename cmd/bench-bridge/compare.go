@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -43,6 +44,12 @@ type compareOptions struct {
 	AllowUnjudged bool
 	Thresholds    thresholdFlags
 	Format        string
+	// Budget, when set, makes the rounds sequential: they stop when every case's answer is clear, at the latest
+	// after Budget (and --runs rounds).
+	Budget  time.Duration
+	runsSet bool
+	// Report, when set, is where a markdown report fit for a pull-request comment goes (also $GITHUB_STEP_SUMMARY).
+	Report string
 	// Refused are the measuring flags given that compare takes per program instead.
 	Refused []string
 }
@@ -75,6 +82,7 @@ unless --out names another directory.`,
 			o.Measure.changed(fl)
 			o.Build.changed(fl)
 			o.Thresholds.changed(fl)
+			o.runsSet = fl.Changed("runs")
 			o.Refused = nil
 			for _, name := range []string{"slowdown", "slowdown-steps", "metric"} {
 				if fl.Changed(name) {
@@ -99,14 +107,19 @@ unless --out names another directory.`,
 	fl.Float64Var(&o.Thresholds.alpha, "alpha", 0, "significance level of the paired test (default: the config's, else 0.05)")
 	fl.Float64Var(&o.Thresholds.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
 	fl.StringVar(&o.Format, "format", "text", "format of the paired comparison: "+strings.Join(gate.Formats, ", "))
+	fl.StringVar(&o.Report, "report", "", "write a markdown report for a pull-request comment to this file (and append it to $GITHUB_STEP_SUMMARY when set)")
+	fl.DurationVar(&o.Budget, "budget", 0, "sequential: stop the rounds as soon as every case's answer is clear, at the latest after this long (--runs then caps the rounds, default "+strconv.Itoa(sequentialRounds)+")")
 	return cmd
 }
 
 // compareRounds is compare's default --runs.
 const compareRounds = 40
 
+// sequentialRounds caps the rounds of a sequential compare (--budget) when --runs does not: the budget ends it first.
+const sequentialRounds = 10000
+
 // compareArg is one compare argument: a program of the compare (floor, a codec of the reference bridge or a config
-// bridge) and its options.
+// bridge, at a revision) and its options.
 type compareArg struct {
 	arg      string
 	kind     string
@@ -115,11 +128,15 @@ type compareArg struct {
 	slowdown float64
 }
 
-// parseCompareArg reads NAME[:slowdown=SHARE].
+// parseCompareArg reads NAME[@REV][:slowdown=SHARE], REV being a revision of a user's bridge (merge-base:BRANCH too).
 func parseCompareArg(arg string, cfg *config.Config) (compareArg, error) {
-	name, opts, _ := strings.Cut(arg, ":")
+	name, rev, opts := splitProgram(arg)
 	p := compareArg{arg: arg}
 	switch {
+	case rev != "" && cfg.Bridges[name].Build == "":
+		return p, fmt.Errorf("program %q: only a bridge of the config with a build command can be built at a revision", arg)
+	case rev != "":
+		p.kind, p.bridge = artifact.ProgramBridge, name+"@"+rev
 	case name == artifact.ProgramFloor:
 		p.kind = artifact.ProgramFloor
 	case slices.Contains(build.Codecs, name):
@@ -152,11 +169,29 @@ func parseCompareArg(arg string, cfg *config.Config) (compareArg, error) {
 	return p, nil
 }
 
+// splitProgram splits NAME[@REV][:OPTIONS]; a revision merge-base:BRANCH keeps its colon.
+func splitProgram(arg string) (name, rev, opts string) {
+	name, opts, _ = strings.Cut(arg, ":")
+	n, r, ok := strings.Cut(arg, "@")
+	if !ok || strings.Contains(n, ":") {
+		return name, "", opts
+	}
+	prefix := ""
+	if b, ok := strings.CutPrefix(r, build.MergeBasePrefix); ok {
+		prefix, r = build.MergeBasePrefix, b
+	}
+	r, opts, _ = strings.Cut(r, ":")
+	if r == "" {
+		return n + "@", "", opts // names no revision, and no program
+	}
+	return n, prefix + r, opts
+}
+
 // fileName is the artifact's name in compare's directory: the program's letter and its usual name.
 func (p compareArg) fileName(i int, target string) string {
 	codec := p.codec
 	if p.bridge != "" {
-		codec = p.bridge
+		codec = fileRev(p.bridge)
 	}
 	name := strings.TrimSuffix(defaultName(target, p.kind, codec), ".json")
 	if p.slowdown > 0 {
@@ -179,6 +214,12 @@ func compareRun(o *compareOptions) error {
 	gopts, err := gateThresholds(cfg, o.Thresholds)
 	if err != nil {
 		return err
+	}
+	if o.Budget < 0 {
+		return fmt.Errorf("--budget %s: want a positive duration, like 60s", o.Budget)
+	}
+	if o.Budget > 0 && !o.runsSet {
+		o.Measure.runs = sequentialRounds
 	}
 	specs := make([]compareArg, len(o.Programs))
 	plans := make([]plan, len(o.Programs))
@@ -216,10 +257,19 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	arts, files, runErr := runSession(held, jobs, disp)
+	var seq *sequential
+	var stop []func(int, func() []*artifact.Artifact) bool
+	if o.Budget > 0 {
+		seq = &sequential{opts: gopts, budget: o.Budget}
+		stop = append(stop, seq.stop)
+	}
+	arts, files, runErr := runSession(held, jobs, disp, stop...)
 	runErr = errors.Join(runErr, release())
 	if len(arts) == 0 {
 		return runErr
+	}
+	if seq != nil {
+		gopts = seq.judged() // the last look's alpha, so that the error rates hold at every look
 	}
 	table := analysis.Build(analysis.LoadedFrom(arts, files), gopts, nil)
 	if len(arts) < len(jobs) {
@@ -231,8 +281,16 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return errors.Join(runErr, err)
 	}
+	if seq != nil {
+		report.Notes = append(report.Notes, analysis.Warning{Kind: analysis.Sequential, Text: seq.note()})
+	}
 	if err := gate.RenderCompare(o.IO.Out, table, report, o.Format); err != nil {
 		return err
+	}
+	if o.Report != "" {
+		if err := writePRReport(o.Report, prReportOf(report, arts[0].Label(), gopts.MinEffect)); err != nil {
+			return err
+		}
 	}
 	if runErr != nil {
 		return runErr
@@ -243,11 +301,15 @@ func compareRun(o *compareOptions) error {
 	return nil
 }
 
-// runSession measures jobs in one session and returns the artifacts it wrote, with their files, and its error.
-func runSession(ctx context.Context, jobs []*runner.Job, log io.Writer) ([]*artifact.Artifact, []string, error) {
+// runSession measures jobs in one session and returns the artifacts it wrote, with their files, and its error. stop,
+// when given, may end the rounds early (runner.Session's Stop).
+func runSession(ctx context.Context, jobs []*runner.Job, log io.Writer, stop ...func(int, func() []*artifact.Artifact) bool) ([]*artifact.Artifact, []string, error) {
 	s, err := runner.NewSession(jobs, log)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(stop) > 0 {
+		s.Stop = stop[0]
 	}
 	results, err := s.Run(ctx)
 	var arts []*artifact.Artifact

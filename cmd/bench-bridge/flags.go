@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/runner"
@@ -92,9 +93,16 @@ func (b buildFlags) resolve(cfg *config.Config) (buildSpec, error) {
 	if b.bridge == "" {
 		return p, nil
 	}
-	ub, err := cfg.Bridge(b.bridge)
+	name, rev := splitRev(b.bridge)
+	if rev == "" && name != b.bridge {
+		return p, fmt.Errorf("--bridge %s: no revision after @ (want NAME@REV: a commit, tag, branch or %sBRANCH)", b.bridge, build.MergeBasePrefix)
+	}
+	ub, err := cfg.Bridge(name)
 	if err != nil {
 		return p, err
+	}
+	if rev != "" && ub.Build == "" {
+		return p, fmt.Errorf("--bridge %s: bridges.%s has no build command, so there is nothing to build at %s (add build = \"...\")", b.bridge, name, rev)
 	}
 	if b.codecSet {
 		return p, fmt.Errorf("--codec %s and --bridge %s: --codec picks the reference bridge's codec; a bridge of yours has its own", b.codec, b.bridge)
@@ -102,8 +110,20 @@ func (b buildFlags) resolve(cfg *config.Config) (buildSpec, error) {
 	if len(b.defines) > 0 {
 		return p, fmt.Errorf("--define applies to the reference bridge and the floor, not to --bridge %s (its build command sets its flags)", b.bridge)
 	}
-	p.codec, p.user = b.bridge, &runner.UserBridge{Name: b.bridge, Dir: cfg.Dir(), Build: ub.Build, Binary: ub.Binary}
+	p.codec, p.user = name, &runner.UserBridge{Name: name, Dir: cfg.Dir(), Build: ub.Build, Binary: ub.Binary, Rev: rev}
 	return p, nil
+}
+
+// splitRev splits a user's bridge NAME@REV into its name and revision ("" for none): a commit, tag, branch,
+// origin/main, or merge-base:BRANCH (build.MergeBasePrefix).
+func splitRev(arg string) (name, rev string) {
+	name, rev, _ = strings.Cut(arg, "@")
+	return name, rev
+}
+
+// fileRev is a revision as it can stand in a file name: origin/main -> origin-main.
+func fileRev(rev string) string {
+	return strings.NewReplacer("/", "-", ":", "-", "~", "-", "^", "-", " ", "-").Replace(rev)
 }
 
 // measureFlags are the flags of a measuring command: what to run and how long, where the artifact goes, what the

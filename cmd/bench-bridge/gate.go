@@ -293,6 +293,9 @@ func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.
 	b := buildFlags{codec: a.Codec, defines: a.Settings.Defines}
 	if _, declared := cfg.Bridges[a.Codec]; declared && a.Program == artifact.ProgramBridge && !slices.Contains(build.Codecs, a.Codec) {
 		b.codec, b.bridge = "", a.Codec // a bridge with problems in the config stops only this
+		if a.Settings.Commit != "" {
+			b.bridge += "@" + a.Settings.Commit // a baseline built at a commit (NAME@REV) is built at that commit again
+		}
 	}
 	prog, err := b.resolve(cfg)
 	if err != nil {

@@ -52,11 +52,109 @@ runners share), one series per device, program and build, and finds the nights w
 		Example: `  bench-bridge history add --commit "$GITHUB_SHA" out/nightly/linux.json
   bench-bridge history changes --format markdown
   bench-bridge history noise
-  bench-bridge history html out/dashboard`,
+  bench-bridge history html out/dashboard
+  bench-bridge history ack --case callback --commit c30 --note "the new codec costs this, on purpose"`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdHistoryAdd(f, nil), newCmdHistoryChanges(f, nil), newCmdHistoryNoise(f, nil), newCmdHistoryHTML(f, nil))
+	cmd.AddCommand(newCmdHistoryAdd(f, nil), newCmdHistoryChanges(f, nil), newCmdHistoryNoise(f, nil), newCmdHistoryHTML(f, nil), newCmdHistoryAck(f, nil))
 	return cmd
+}
+
+// historyAckOptions are history ack's: which change, and why it is known.
+type historyAckOptions struct {
+	IO  *IOStreams
+	ctx context.Context
+
+	Store   storeFlag
+	Case    string
+	Commit  string
+	Program string
+	Metric  string
+	Note    string
+}
+
+// newCmdHistoryAck is `bench-bridge history ack --case CASE --commit COMMIT --note NOTE`.
+func newCmdHistoryAck(f *Factory, runF func(*historyAckOptions) error) *cobra.Command {
+	o := &historyAckOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "ack --case CASE --commit COMMIT --note NOTE",
+		Short: "Acknowledge a change point with a note: it no longer fails --fail-new, and is shown as known",
+		Long: `ack marks the change of CASE whose commit range ends at COMMIT (the second commit of "c29..c30", or its first
+characters) as known, with a note saying why. history changes and the page still show it, as "known: NOTE", and
+changes --fail-new no longer fails on it. A second ack of the same change replaces the note. When several changes of
+the case end at that commit (another program, another metric), --program and --metric pick one.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.ctx = cmd.Context()
+			if runF != nil {
+				return runF(o)
+			}
+			return historyAckRun(o)
+		},
+	}
+	fl := cmd.Flags()
+	o.Store.register(fl)
+	fl.StringVar(&o.Case, "case", "", "the case that changed")
+	fl.StringVar(&o.Commit, "commit", "", "the commit the change came at, as history changes prints it (c29..c30: c30)")
+	fl.StringVar(&o.Program, "program", "", `the program, as history changes prints it ("json bridge", "floor"), when several changed`)
+	fl.StringVar(&o.Metric, "metric", "", "the metric (time, instructions or allocations), when several changed")
+	fl.StringVar(&o.Note, "note", "", "why the change is known (required)")
+	return cmd
+}
+
+func historyAckRun(o *historyAckOptions) error {
+	metric := o.Metric
+	if metric == "time" {
+		metric = trend.Ratio
+	}
+	switch {
+	case o.Case == "" || o.Commit == "":
+		return fmt.Errorf("history ack: --case and --commit name the change (history changes prints them)")
+	case strings.TrimSpace(o.Note) == "":
+		return fmt.Errorf("history ack: --note is required: say why the change is known")
+	case metric != "" && !slices.Contains(trend.Metrics, metric):
+		return fmt.Errorf("--metric %q: want time, instructions or allocations", o.Metric)
+	}
+	s, err := o.Store.open(o.ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	h, err := s.Load(o.ctx)
+	if err != nil {
+		return err
+	}
+	var found, ofCase []trend.Change
+	for _, c := range trend.Analyze(h, trend.DefaultOptions).Changes {
+		if c.Case != o.Case {
+			continue
+		}
+		ofCase = append(ofCase, c)
+		if strings.HasPrefix(c.To, o.Commit) && (o.Program == "" || c.Program == o.Program) && (metric == "" || c.Metric == metric) {
+			found = append(found, c)
+		}
+	}
+	describe := func(cs []trend.Change) string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, fmt.Sprintf("%s %s at %s..%s", c.Program, c.Metric, short(c.From), short(c.To)))
+		}
+		return strings.Join(out, "; ")
+	}
+	switch {
+	case len(found) == 0 && len(ofCase) == 0:
+		return fmt.Errorf("history ack: %s has no change in %s", o.Case, s.Where())
+	case len(found) == 0:
+		return fmt.Errorf("history ack: no change of %s at commit %s; its changes: %s", o.Case, o.Commit, describe(ofCase))
+	case len(found) > 1:
+		return fmt.Errorf("history ack: %d changes of %s at commit %s (%s): pick one with --program and --metric", len(found), o.Case, o.Commit, describe(found))
+	}
+	c := found[0]
+	if err := s.Acknowledge(o.ctx, history.Ack{Program: c.Program, Case: c.Case, Metric: c.Metric, To: c.To, Note: o.Note}); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.Out, "acknowledged: %s %s %s at %s..%s (%+.1f%%): %s\n", c.Program, c.Case, c.Metric, short(c.From), short(c.To), 100*c.Shift, o.Note)
+	return nil
 }
 
 // historyAddOptions are history add's: the artifacts, and what they may not say themselves.
@@ -90,7 +188,7 @@ func newCmdHistoryAdd(f *Factory, runF func(*historyAddOptions) error) *cobra.Co
 	}
 	fl := cmd.Flags()
 	o.Store.register(fl)
-	fl.StringVar(&o.Commit, "commit", "", "the commit the artifacts measured (default: $GITHUB_SHA, else the revision bench-bridge was built from)")
+	fl.StringVar(&o.Commit, "commit", "", "the commit the artifacts measured (default: the commit an artifact of a bridge at a revision records, else $GITHUB_SHA, else the revision bench-bridge was built from)")
 	fl.StringVar(&o.Night, "night", "", "the night, YYYY-MM-DD (default: the day, UTC, each run started)")
 	fl.StringVar(&o.Device, "device", "", "name the device instead of keying it by its metadata (identical machines of a lab)")
 	fl.BoolVar(&o.Replace, "replace", false, "keep these artifacts instead of others the history has for the same nights")
@@ -99,13 +197,9 @@ func newCmdHistoryAdd(f *Factory, runF func(*historyAddOptions) error) *cobra.Co
 }
 
 func historyAddRun(o *historyAddOptions) error {
-	commit := o.Commit
-	if commit == "" {
-		commit = os.Getenv("GITHUB_SHA")
-	}
 	var entries []history.Entry
 	for _, f := range o.Files {
-		e, err := history.ReadEntry(f, history.EntryOptions{Commit: commit, Night: o.Night, Device: o.Device})
+		e, err := history.ReadEntry(f, history.EntryOptions{Commit: o.Commit, Environment: os.Getenv("GITHUB_SHA"), Night: o.Night, Device: o.Device})
 		if err != nil {
 			return err
 		}
@@ -231,7 +325,7 @@ func historyChangesRun(o *historyChangesOptions) error {
 	}
 	var caught []string
 	for _, c := range r.Changes {
-		if o.FailNew && c.New && c.Regression && c.Cause == trend.CauseCode {
+		if o.FailNew && c.New && c.Alerts() {
 			caught = append(caught, fmt.Sprintf("%s %s (%s, %+.1f%% at %s..%s)", c.Case, c.Metric, c.Program, 100*c.Shift, short(c.From), short(c.To)))
 		}
 	}

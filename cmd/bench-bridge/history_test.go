@@ -59,6 +59,7 @@ func TestHistoryOnFakeTargets(t *testing.T) {
 	var got struct {
 		Nights  int `json:"nights"`
 		Changes []struct {
+			Case       string   `json:"case"`
 			FirstNight string   `json:"first_night"`
 			From       string   `json:"from_commit"`
 			To         string   `json:"to_commit"`
@@ -80,10 +81,22 @@ func TestHistoryOnFakeTargets(t *testing.T) {
 	if dev.FirstNight != "2026-11-08" || dev.To != "c07" || dev.Cause != "device" || len(dev.Devices) != 1 || !strings.HasPrefix(dev.Devices[0], "fake-a-") {
 		t.Errorf("the device's change: %+v", dev)
 	}
+	// Acknowledged, the code's change no longer fails --fail-new, and every view shows it as known, with the note.
+	fs = newFakes(false, false)
+	if exit := fs.run("history", "ack", "--store", store, "--case", code.Case, "--commit", "c15", "--note", "x"); exit != 1 ||
+		!strings.Contains(fs.stderr.String(), "no change of "+code.Case+" at commit c15; its changes: ") {
+		t.Errorf("ack of no change: exit %d, %s", exit, fs.stderr.String())
+	}
+	run(newFakes(false, false), "history", "ack", "--store", store, "--case", code.Case, "--commit", "c14", "--note", "the fake slowed on purpose")
+	fs = newFakes(false, false)
+	if exit := fs.run("history", "changes", "--store", store, "--fail-new"); exit != 0 || !strings.Contains(fs.stdout.String(), "new, open, known: the fake slowed on purpose") {
+		t.Errorf("an acknowledged change: exit %d, want 0 and it known\n%s%s", exit, fs.stdout.String(), fs.stderr.String())
+	}
 	fs = newFakes(false, false)
 	run(fs, "history", "html", "--store", store, filepath.Join(dir, "site"))
 	page, err := os.ReadFile(filepath.Join(dir, "site", "index.html"))
-	if err != nil || !strings.Contains(string(page), "c13..c14") || strings.Count(string(page), "<svg") < 1 {
+	if err != nil || !strings.Contains(string(page), "c13..c14") || strings.Count(string(page), "<svg") < 1 ||
+		!strings.Contains(string(page), "known: the fake slowed on purpose") {
 		t.Errorf("the page: %v", err)
 	}
 	fs = newFakes(false, false)

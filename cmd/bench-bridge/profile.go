@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -34,6 +37,9 @@ type profileOptions struct {
 	Build      buildFlags
 	Device     targets.Overrides
 	Wait       time.Duration // for a device another run holds
+	// Diff, when set, is a first program (as compare names one: floor, a codec, NAME[@REV]) profiled before the
+	// one the flags name, for a differential flame graph of what the second added.
+	Diff string
 }
 
 // newCmdProfile is `bench-bridge profile TARGET CASE [SECS]`, where TARGET may be ssh [USER@]HOST.
@@ -91,6 +97,7 @@ frame-pointer stacks), symbolised here, for kernels without perf events, qemu an
 	fl.StringVar(&o.Kind, "program", artifact.ProgramBridge, "program to profile: bridge or floor")
 	fl.StringVar(&o.Tool, "tool", "", "profiler: "+strings.Join(profile.ToolNames(), ", ")+" (default: the target's best)")
 	fl.StringVar(&o.OutDir, "out-dir", DefaultOutDir, "where the raw output and data file go")
+	fl.StringVar(&o.Diff, "diff", "", "profile this program first (floor, a codec, a bridge NAME[@REV]) and write a differential flame graph of what the program of the flags added")
 	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile, o.Config)
 	return cmd
 }
@@ -121,29 +128,112 @@ func profileRun(o *profileOptions) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, release()) }()
-	job := plan{kind: o.Kind, spec: prog, builder: o.Builder}.job(t, stderr)
-	built, err := job.Program(ctx)
-	if err != nil {
-		return err
+	var base profile.Stacks
+	if o.Diff != "" {
+		spec, err := parseCompareArg(o.Diff, cfg)
+		if err != nil {
+			return fmt.Errorf("--diff: %w", err)
+		}
+		if spec.slowdown > 0 {
+			return fmt.Errorf("--diff %s: profile runs the case's loop without options (no slowdown)", o.Diff)
+		}
+		b := o.Build
+		b.codec, b.bridge, b.codecSet, b.defines = spec.codec, spec.bridge, false, nil
+		if spec.codec == "" {
+			b.codec = "json"
+		}
+		first, err := b.resolve(cfg)
+		if err != nil {
+			return fmt.Errorf("--diff %s: %w", o.Diff, err)
+		}
+		fmt.Fprintf(stderr, "profiling %s first, for the differential flame graph\n", o.Diff)
+		if _, base, err = o.profileOne(ctx, t, spec.kind, first, filepath.Join(o.OutDir, "diff-base")); err != nil {
+			return err
+		}
+		if len(base) == 0 {
+			return fmt.Errorf("--diff: the profile of %s has no stacks (use --tool itimer)", o.Diff)
+		}
 	}
-	device, err := t.Device(ctx)
-	if err != nil {
-		return err
-	}
-	targets.CheckProgram(&device, built.Path)
-	remote, err := t.Push(ctx, built.Path)
-	if err != nil {
-		return err
-	}
-	res, err := profile.Run(ctx, t, remote, device, profile.Options{Case: o.Case, Seconds: o.Seconds, Tool: o.Tool, OutDir: o.OutDir, Log: stderr,
-		Program: built.Path})
+	res, stacks, err := o.profileOne(ctx, t, o.Kind, prog, o.OutDir)
 	if err != nil {
 		return err
 	}
 	res.Summary.Write(o.IO.Out)
+	if base != nil {
+		out := strings.TrimSuffix(res.Raw, ".txt") + "-diff.svg"
+		title := fmt.Sprintf("%s on %s: what the program added to %s (red: a larger share, blue: a smaller one)", o.Case, t.Name(), o.Diff)
+		if err := writeFile(out, func(w io.Writer) error { return profile.WriteFlameSVG(w, title, stacks, base) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "differential flame graph: %s\n", out)
+	}
+	return nil
+}
+
+// profileOne builds and pushes prog, profiles the case, and writes its flame graph and pprof profile beside the raw
+// output when the profiler gives stacks (itimer); it returns the stacks, empty for a profiler without them.
+func (o *profileOptions) profileOne(ctx context.Context, t targets.Target, kind string, prog buildSpec, outDir string) (*profile.Result, profile.Stacks, error) {
+	stderr := o.IO.ErrOut
+	job := plan{kind: kind, spec: prog, builder: o.Builder}.job(t, stderr)
+	built, err := job.Program(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	device, err := t.Device(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	targets.CheckProgram(&device, built.Path)
+	remote, err := t.Push(ctx, built.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	tool := o.Tool
+	if o.Diff != "" && tool == "" {
+		tool = "itimer" // the stacks a differential graph needs
+	}
+	res, err := profile.Run(ctx, t, remote, device, profile.Options{Case: o.Case, Seconds: o.Seconds, Tool: tool, OutDir: outDir, Log: stderr,
+		Program: built.Path})
+	if err != nil {
+		return nil, nil, err
+	}
 	fmt.Fprintf(stderr, "raw output: %s\n", res.Raw)
 	if res.Data != "" {
 		fmt.Fprintf(stderr, "data file: %s\n", res.Data)
 	}
-	return nil
+	text, err := os.ReadFile(res.Raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	stacks := profile.ParseFolded(string(text))
+	if len(stacks) == 0 {
+		return res, stacks, nil
+	}
+	stem := strings.TrimSuffix(res.Raw, ".txt")
+	title := fmt.Sprintf("%s on %s (%s)", o.Case, t.Name(), res.Tool)
+	if err := writeFile(stem+".svg", func(w io.Writer) error { return profile.WriteFlameSVG(w, title, stacks, nil) }); err != nil {
+		return nil, nil, err
+	}
+	// itimer samples a millisecond of CPU time, at most one per kernel tick.
+	if err := writeFile(stem+".pb.gz", func(w io.Writer) error { return profile.WritePprof(w, stacks, 1e6) }); err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(stderr, "flame graph: %s\npprof profile: %s (go tool pprof, speedscope)\n", stem+".svg", stem+".pb.gz")
+	return res, stacks, nil
+}
+
+// writeFile writes path with write, to a temporary name first: a file at path is always a complete one.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
 }

@@ -120,7 +120,11 @@ func (p plan) job(t targets.Target, log io.Writer) *runner.Job {
 	opts.Progress = log
 	out := strings.ReplaceAll(p.out, targetPlaceholder, t.Name())
 	if out == "" {
-		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, p.spec.codec), opts.Cases))
+		codec := p.spec.codec
+		if u := p.spec.user; u != nil && u.Rev != "" { // not the bridge's linux-mine.json: another program
+			codec += "@" + fileRev(u.Rev)
+		}
+		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, codec), opts.Cases))
 	}
 	var user *runner.UserBridge
 	if p.spec.user != nil {
