@@ -23,9 +23,10 @@ func TestSameDeviceAndDifferences(t *testing.T) {
 		{"another phone", func(a *Artifact) { a.Device.Android = &Android{Manufacturer: "Google", Model: "Pixel 7"} }, false,
 			"different models (none, Google Pixel 7)"},
 		{"more cores", func(a *Artifact) { a.Device.Cores = 8 }, false, "different core counts (2, 8)"},
-		{"another engine", func(a *Artifact) { a.Device.QuickJS = "2024-01-13" }, true, "different engines (QuickJS 2025-04-26, QuickJS 2024-01-13)"},
+		{"another engine", func(a *Artifact) { a.Device.QuickJS = "2024-01-13" }, true, "different engines (quickjs 2025-04-26, quickjs 2024-01-13)"},
 		{"a program on another engine", func(a *Artifact) { a.Device.QuickJS, a.Meta = "", map[string]string{"engine": "duktape 2.7.0"} }, true,
-			"different engines (QuickJS 2025-04-26, duktape 2.7.0)"},
+			"different engines (quickjs 2025-04-26, duktape 2.7.0)"},
+		{"the same QuickJS, named by the harness's meta engine line", func(a *Artifact) { a.Meta = map[string]string{"engine": "quickjs 2025-04-26"} }, true, ""},
 		{"the floor", func(a *Artifact) { a.Program, a.Codec, a.Device.CFlags = ProgramFloor, "", "-O2" }, true,
 			"different programs (json bridge, floor), cflags (-DBB_CODEC_JSON, none)"},
 		{"another compiler", func(a *Artifact) { a.Device.Compiler = "clang 16" }, true, "different compilers (gcc 12.2.0, clang 16)"},
@@ -86,7 +87,7 @@ func TestBeyondPrograms(t *testing.T) {
 		}, "different compilers (gcc 12.2.0, clang 16)"},
 		{"the floor on another QuickJS", func(a *Artifact) {
 			a.Program, a.Codec, a.Device.QuickJS = ProgramFloor, "", "2024-01-13"
-		}, "different engines (QuickJS 2025-04-26, QuickJS 2024-01-13)"},
+		}, "different engines (quickjs 2025-04-26, quickjs 2024-01-13)"},
 		{"the floor with a define", func(a *Artifact) {
 			a.Program, a.Codec, a.Settings.Defines = ProgramFloor, "", []string{"BB_EXTRA_WORK"}
 		}, "different defines (none, BB_EXTRA_WORK)"},

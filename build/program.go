@@ -103,7 +103,7 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 	// Link to a temporary name first: a binary at prog.Path is always a complete one.
 	args := append([]string{}, defines...)
 	args = append(args, "-I", lib.Src, "-I", dir)
-	for _, name := range sourceNames { // the harness's C files, then the program's
+	for _, name := range slices.Concat(benchbridge.HarnessSources, sources) { // harness.c (every part), then the program's
 		if strings.HasSuffix(name, ".c") {
 			args = append(args, filepath.Join(dir, filepath.Base(name)))
 		}

@@ -51,6 +51,40 @@ func TestExampleCppBridge(t *testing.T) {
 	}
 }
 
+// TestFrozenHarnessBuild builds a user's C++ bridge with build files frozen from the release of 2026-12-01 (commit
+// 32f4e63: the Makefile compiles $BENCH_BRIDGE_HARNESS/harness.c alone, as docs/bridge.md then said) around today's
+// examples/cpp-quickjs/bridge.cpp, and measures two of its cases once: the harness's build interface is a contract.
+func TestFrozenHarnessBuild(t *testing.T) {
+	requireCC(t)
+	testenv.Require(t, "g++", "apt-get install g++ (scripts/setup does it)")
+	requireFile(t, "/usr/include/nlohmann/json.hpp", "apt-get install nlohmann-json3-dev (scripts/setup does it)")
+	dir := filepath.Join(t.TempDir(), "frozen")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "frozen-harness-2026-12-01"))); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "cpp-quickjs", "bridge.cpp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bridge.cpp"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	stdout, stderr, code := run(t, localName(), "--config", filepath.Join(dir, "bench-bridge.toml"), "--bridge", "cpp-quickjs",
+		"--cases", "script_to_host_scalar", "--runs", "1", "--samples", "3", "--min-time", "2ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("the frozen build: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	a := readArtifact(t, out)
+	var names []string
+	for _, c := range a.Cases {
+		names = append(names, c.Name)
+	}
+	if !a.Complete || len(a.Failures) > 0 || !slices.Equal(names, []string{"ref_js_loop", "script_to_host_scalar"}) || a.Meta["engine"] != "quickjs 2025-04-26" {
+		t.Fatalf("artifact: complete=%v cases %v failures %+v meta %v", a.Complete, names, a.Failures, a.Meta)
+	}
+}
+
 // TestExampleDuktape builds examples/duktape, a program of another engine that speaks the protocol itself, and
 // measures it: all cases are asked for; it lists three, and the others are recorded as not implemented.
 func TestExampleDuktape(t *testing.T) {
