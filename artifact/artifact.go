@@ -4,6 +4,7 @@ package artifact
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/stats"
@@ -11,27 +12,32 @@ import (
 
 // Schema is the version of the artifact format this package reads and writes. Bump it on any change that an older
 // reader would misread; docs/artifact.md describes every version.
-const Schema = 5
+const Schema = 6
 
-// SchemaV1 to SchemaV4 are the previous versions, which Parse still reads and converts on load: schema 1 had one
+// SchemaV1 to SchemaV5 are the previous versions, which Parse still reads and converts on load: schema 1 had one
 // process per run (fromV1); schema 2 took a case's ratio_to_ref as the median of its processes' ratios, and schema 3
 // as the least process median over the least ref median (fromEarlier); schemas 1 to 4 named the prediction intervals
-// ci_* (fromV4).
+// ci_* (fromV4); schemas 1 to 5 had no engine, which was QuickJS unless a program's `meta engine` line said
+// otherwise (fromV5).
 const (
 	SchemaV1 = 1
 	SchemaV2 = 2
 	SchemaV3 = 3
 	SchemaV4 = 4
+	SchemaV5 = 5
 )
 
 // Artifact is one run of one program on one target.
 type Artifact struct {
-	Schema     int       `json:"schema"`
-	Tool       string    `json:"tool"`
-	Target     string    `json:"target"`
-	Program    string    `json:"program"`
-	Codec      string    `json:"codec,omitempty"`
-	Complete   bool      `json:"complete"`
+	Schema   int    `json:"schema"`
+	Tool     string `json:"tool"`
+	Target   string `json:"target"`
+	Program  string `json:"program"`
+	Codec    string `json:"codec,omitempty"`
+	Complete bool   `json:"complete"`
+	// Engine is the JavaScript engine the program ran on. Schema 6: an older reader would take another engine's
+	// numbers for QuickJS's.
+	Engine     Engine    `json:"engine"`
 	Device     Device    `json:"device"`
 	Settings   Settings  `json:"settings"`
 	StartedAt  time.Time `json:"started_at"`
@@ -51,6 +57,24 @@ type Artifact struct {
 	NotImplemented []string `json:"not_implemented,omitempty"`
 	// Meta are the program's own meta lines (program, codec, engine, bridge, quickjs, compiler, ...).
 	Meta map[string]string `json:"meta,omitempty"`
+}
+
+// Engine names a JavaScript engine and its version: {"name": "quickjs", "version": "2025-04-26"}. The name is empty
+// when the program did not say (a user's program without a `meta engine` line).
+type Engine struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// String is "quickjs 2025-04-26", or "" for an unknown engine.
+func (e Engine) String() string {
+	return strings.TrimSpace(e.Name + " " + e.Version)
+}
+
+// ParseEngine reads a `meta engine` line's value, "NAME VERSION" (the version may hold spaces, or be absent).
+func ParseEngine(meta string) Engine {
+	name, version, _ := strings.Cut(strings.TrimSpace(meta), " ")
+	return Engine{Name: name, Version: strings.TrimSpace(version)}
 }
 
 // Program kinds.

@@ -72,17 +72,10 @@ func BeyondPrograms(ds []Difference) []Difference {
 	})
 }
 
-// engine names the engine a's program ran on, "NAME VERSION": what the program says of itself in its `meta engine`
-// line (the harness prints one since 2026-12-02), else, for an artifact from before, the QuickJS it reported, named
-// as the harness names it now so that old and new artifacts of one QuickJS compare as one engine.
+// engine names the engine a's program ran on, "NAME VERSION" (an artifact of an older schema gets it on reading:
+// fromV5).
 func (a *Artifact) engine() string {
-	if e := a.Meta["engine"]; e != "" {
-		return e
-	}
-	if a.Device.QuickJS != "" {
-		return "quickjs " + a.Device.QuickJS
-	}
-	return ""
+	return a.Engine.String()
 }
 
 // sessionName names a's session: its ID, or for an artifact without one (schema 1, one run) the run's start.

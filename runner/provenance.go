@@ -17,9 +17,15 @@ func recordProvenance(a *artifact.Artifact, prog *build.Program, meta map[string
 	if len(meta) > 0 {
 		a.Meta = maps.Clone(meta)
 	}
+	if e := meta["engine"]; e != "" {
+		a.Engine = artifact.ParseEngine(e)
+	}
 	if prog.User == nil {
 		if q := meta["quickjs"]; q != "" {
 			a.Device.QuickJS = q
+		}
+		if a.Engine.Name == "" && a.Device.QuickJS != "" { // a reference program built before the harness said
+			a.Engine = artifact.Engine{Name: "quickjs", Version: a.Device.QuickJS}
 		}
 		return
 	}
