@@ -15,6 +15,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/reports"
 	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/targets"
@@ -222,12 +223,35 @@ func measureRun(o *measureOptions) error {
 // newCmdFloor is `bench-bridge floor TARGET...`.
 func newCmdFloor(f *Factory, runF func(*measureOptions) error) *cobra.Command {
 	o := newMeasureOptions(f, artifact.ProgramFloor)
+	engine := engines.Default
+	measure := o.runE(runF)
 	cmd := &cobra.Command{
 		Use:   "floor TARGET...",
-		Short: "Run the same cases written directly against the QuickJS C API: the floor to approach",
+		Short: "Run the same cases written directly against an engine's C API (QuickJS's by default): the floor to approach",
 		Args:  cobra.MinimumNArgs(1),
-		RunE:  o.runE(runF),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFloorEngine(engine); err != nil {
+				return err
+			}
+			return measure(cmd, args)
+		},
 	}
 	o.register(cmd, false)
+	cmd.Flags().StringVar(&engine, "engine", engines.Default, "the engine whose floor to run: "+strings.Join(engines.Names(), ", ")+" (bench-bridge engines)")
+	cmd.RegisterFlagCompletionFunc("engine", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return engines.Names(), cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
+}
+
+// checkFloorEngine refuses an engine bench-bridge does not know, or has no floor for yet.
+func checkFloorEngine(name string) error {
+	e, err := engines.Lookup(name)
+	if err != nil {
+		return fmt.Errorf("--engine: %w", err)
+	}
+	if !e.Floor {
+		return fmt.Errorf("--engine %s: bench-bridge has no floor for %s yet (bench-bridge engines lists the engines with one)", name, e.Title)
+	}
+	return nil
 }
