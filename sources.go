@@ -11,11 +11,11 @@ import (
 // the case list and the reference bridge. They are C files outside any Go package directory, because Go refuses C
 // files in a package without cgo.
 //
-//go:embed floor/floor.c cases/c/case_table.h cases/c/cases.def
+//go:embed floor/floor.c floor/floor_jsc.c cases/c/case_table.h cases/c/case_loops.h cases/c/cases.def
 //go:embed cases/c/harness.h cases/c/harness_core.h cases/c/harness_internal.h cases/c/engine.h cases/c/harness.c
 //go:embed cases/c/harness_main.c cases/c/harness_measure.c cases/c/harness_timing.c cases/c/harness_memory.c
 //go:embed cases/c/harness_host.c cases/c/harness_scripts.c cases/c/itimer.c cases/c/itimer.h
-//go:embed cases/c/engine_quickjs.c
+//go:embed cases/c/engine_quickjs.c cases/c/engine_jsc.c cases/c/harness_jsc.h
 //go:embed cases/c/bridge.h cases/c/bridge.c cases/c/bridge_state.c cases/c/dyn.c cases/c/host_fns.c
 //go:embed cases/c/codec_json.c cases/c/codec_binary.c cases/c/codec_fast.c
 var CSources embed.FS
@@ -23,7 +23,9 @@ var CSources embed.FS
 // Paths of the embedded C sources.
 const (
 	Floor           = "floor/floor.c"
+	FloorJSC        = "floor/floor_jsc.c" // JavaScriptCore's floor
 	CaseTable       = "cases/c/case_table.h"
+	CaseLoops       = "cases/c/case_loops.h" // the host -> script loops, engine-free
 	CaseList        = "cases/c/cases.def"
 	HarnessHeader   = "cases/c/harness.h"          // what QuickJS bridges include: the core and QuickJS's helpers
 	HarnessCore     = "cases/c/harness_core.h"     // the protocol's side of a bridge, whatever its engine
@@ -37,6 +39,8 @@ const (
 	HarnessHost     = "cases/c/harness_host.c"
 	HarnessScripts  = "cases/c/harness_scripts.c" // the JavaScript of every case
 	EngineQuickJS   = "cases/c/engine_quickjs.c"  // the QuickJS adapter and helpers
+	EngineJSC       = "cases/c/engine_jsc.c"      // the JavaScriptCore adapter and helpers
+	HarnessJSC      = "cases/c/harness_jsc.h"     // what a program over JavaScriptCore includes
 	Itimer          = "cases/c/itimer.c"          // the in-process profiler of `loop --itimer`
 	ItimerHeader    = "cases/c/itimer.h"
 	BridgeHeader    = "cases/c/bridge.h"
@@ -54,11 +58,11 @@ var HarnessSources = []string{Harness}
 
 // HarnessParts are the C files harness.c includes, each empty when compiled on its own (so that a user's build
 // that compiles every C file of the harness's folder links too): the engine-free core, then the engine adapters.
-var HarnessParts = []string{HarnessMain, HarnessMeasure, HarnessTiming, HarnessMemory, HarnessHost, HarnessScripts, Itimer, EngineQuickJS}
+var HarnessParts = []string{HarnessMain, HarnessMeasure, HarnessTiming, HarnessMemory, HarnessHost, HarnessScripts, Itimer, EngineQuickJS, EngineJSC}
 
 // CommonSources are the files every reference program is built with: the harness's C files and headers, the case
 // list and the shared case table. A user's bridge gets them too, in one folder.
-var CommonSources = slices.Concat(HarnessSources, HarnessParts, []string{HarnessHeader, HarnessCore, HarnessInternal, EngineHeader, ItimerHeader, CaseTable, CaseList})
+var CommonSources = slices.Concat(HarnessSources, HarnessParts, []string{HarnessHeader, HarnessCore, HarnessJSC, HarnessInternal, EngineHeader, ItimerHeader, CaseTable, CaseLoops, CaseList})
 
 // BridgeSources are the reference bridge's C files besides the harness: the bench program (bridge.c), the Dyn type,
 // the state, the typed host functions and every codec (a bridge binary holds them all). The conformance suite links

@@ -43,7 +43,8 @@ type Engine struct {
 	Source string
 	// Targets says where it can run.
 	Targets string
-	// Floor says whether bench-bridge has a floor for it: `bench-bridge floor TARGET --engine NAME`.
+	// Floor says whether bench-bridge has a floor for it: `bench-bridge floor TARGET --engine NAME` (QuickJS's is
+	// floor/floor.c, the others' build.EngineFloors).
 	Floor bool
 	// need is what this machine must have for a program over it to build here.
 	need need
@@ -76,7 +77,7 @@ var All = []Engine{
 		Targets: "this machine",
 		need: need{pkgConfig: []string{"mujs"}, debian: map[string]string{"": "libmujs-dev"},
 			version: pkgConfigVersion}},
-	{Name: JSC, Title: "JavaScriptCore", Kind: JIT,
+	{Name: JSC, Title: "JavaScriptCore", Kind: JIT, Floor: true,
 		Source:  "Debian's libjavascriptcoregtk-4.1-dev (WebKitGTK's JavaScriptCore, its C API; pkg-config javascriptcoregtk-4.1)",
 		Targets: "this machine, and ssh boards whose system has the library",
 		need: need{pkgConfig: []string{"javascriptcoregtk-4.1"}, debian: map[string]string{"": "libjavascriptcoregtk-4.1-dev"},

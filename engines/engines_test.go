@@ -4,9 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
@@ -68,5 +70,14 @@ func TestThisMachineHasDuktape(t *testing.T) {
 	}
 	if !strings.HasPrefix(st.Version, "2.") {
 		t.Errorf("Duktape's version here: %q", st.Version)
+	}
+}
+
+// TestFloorsAreTheBuildsFloors: an engine says it has a floor exactly when build has one for it.
+func TestFloorsAreTheBuildsFloors(t *testing.T) {
+	for _, e := range All {
+		if built := e.Name == QuickJS || slices.Contains(build.EngineFloors(), e.Name); e.Floor != built {
+			t.Errorf("%s: Floor %v, but build has a floor for it: %v", e.Name, e.Floor, built)
+		}
 	}
 }

@@ -1,5 +1,5 @@
 /* engine.h: what the harness's engine-free core asks of the engine a program runs on. One adapter per engine
- * provides it (engine_quickjs.c); a program over an engine without one defines these itself and builds with
+ * provides it (engine_quickjs.c, engine_jsc.c); a program over an engine without one defines these itself and builds with
  * -DBB_ENGINE_NONE (harness.c). */
 #ifndef BB_ENGINE_H
 #define BB_ENGINE_H
@@ -17,9 +17,9 @@ void bb_engine_meta(void);
 
 /* bb_engine_count_setup(1) comes before the memory pass sets its case up, bb_engine_count_setup(0) after: an engine
  * made in between runs on an allocator that reports each allocation with harness_count_engine (and keeps counting
- * for the case's life). An adapter whose engine takes no allocator counts nothing: the record then has the host's
- * counts and the engine's zero. */
-void bb_engine_count_setup(int on);
+ * for the case's life). It returns 1 when the engine's allocations are counted so; 0 for an engine that takes no
+ * allocator from its embedder, whose memory record then has the host's counts alone. */
+int bb_engine_count_setup(int on);
 
 /* bb_engine_heap stores the live heap of the engine made last and not yet freed (the case's) and returns 1; 0 when
  * there is none or the engine cannot tell. */

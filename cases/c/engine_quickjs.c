@@ -118,11 +118,12 @@ static void runtime_free(JSRuntime *rt)
 	JS_FreeRuntime(rt);
 }
 
-void bb_engine_count_setup(int on)
+int bb_engine_count_setup(int on)
 {
 	if (on)
 		live_rt = NULL;
 	counted_runtime = on;
+	return 1;
 }
 
 int bb_engine_heap(int64_t *bytes, int64_t *allocs)

@@ -1,5 +1,6 @@
 /* harness.c: the whole harness in one file to compile, over the engine the program uses: QuickJS (engine_quickjs.c) unless the
- * build defines BB_ENGINE_NONE (the program then defines engine.h's hooks itself). The protocol's core is engine-free: main and the records (harness_main.c), one case's run
+ * build defines BB_ENGINE_JSC (JavaScriptCore's C API: engine_jsc.c) or BB_ENGINE_NONE (the program then defines
+ * engine.h's hooks itself). The protocol's core is engine-free: main and the records (harness_main.c), one case's run
  * (harness_measure.c), the clock and the slowdown hook (harness_timing.c), the memory pass and rss
  * (harness_memory.c), the host-side work (harness_host.c), the case scripts (harness_scripts.c) and the itimer
  * profiler (itimer.c); an engine_NAME.c adapter gives it what only the engine knows (engine.h).
@@ -19,6 +20,8 @@
 #include "harness_scripts.c"
 #include "itimer.c"
 
-#if !defined(BB_ENGINE_NONE)
+#if defined(BB_ENGINE_JSC)
+#include "engine_jsc.c"
+#elif !defined(BB_ENGINE_NONE)
 #include "engine_quickjs.c"
 #endif

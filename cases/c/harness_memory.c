@@ -16,7 +16,7 @@ typedef struct alloc_count {
 	uint64_t allocs, bytes;
 } alloc_count;
 
-static int counting;
+static int counting, engine_counted;
 static alloc_count engine_count, host_count;
 
 /* count adds one allocation of size bytes (as asked for, not as the allocator rounds it) while counting. A realloc
@@ -77,9 +77,10 @@ static void print_memory(const bb_case *c, uint64_t ops)
 {
 	int64_t heap_bytes, heap_allocs;
 
-	printf("memory %s ops=%" PRIu64 " engine_allocs=%" PRIu64 " engine_bytes=%" PRIu64 " host_allocs=%" PRIu64
-	       " host_bytes=%" PRIu64,
-	       c->name, ops, engine_count.allocs, engine_count.bytes, host_count.allocs, host_count.bytes);
+	printf("memory %s ops=%" PRIu64, c->name, ops);
+	if (engine_counted)
+		printf(" engine_allocs=%" PRIu64 " engine_bytes=%" PRIu64, engine_count.allocs, engine_count.bytes);
+	printf(" host_allocs=%" PRIu64 " host_bytes=%" PRIu64, host_count.allocs, host_count.bytes);
 	if (bb_engine_heap(&heap_bytes, &heap_allocs))
 		printf(" heap_bytes=%" PRId64 " heap_allocs=%" PRId64, heap_bytes, heap_allocs);
 	printf("\n");
@@ -92,7 +93,7 @@ int harness_memory_pass(const bb_case *c)
 	void *state;
 	int rc;
 
-	bb_engine_count_setup(1);
+	engine_counted = bb_engine_count_setup(1);
 	rc = harness_setup_case(c, &state);
 	bb_engine_count_setup(0);
 	if (rc < 0)

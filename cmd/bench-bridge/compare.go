@@ -152,7 +152,7 @@ func (p programSpec) fileName(i int, target string) string {
 	if p.bridge != "" {
 		codec = p.bridge
 	}
-	name := strings.TrimSuffix(defaultName(target, p.kind, codec), ".json")
+	name := strings.TrimSuffix(defaultName(target, p.kind, codec, ""), ".json")
 	if p.slowdown > 0 {
 		name += "-slowdown" + strconv.FormatFloat(p.slowdown, 'g', -1, 64)
 	}

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/engines"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // TestEnginesListsEveryEngine: `bench-bridge engines` has a row for each engine, with whether bench-bridge has its
@@ -29,5 +33,34 @@ func TestEnginesListsEveryEngine(t *testing.T) {
 		if code := fs.run("floor", "fake-a", "--engine", engine); code == 0 || !strings.Contains(fs.stderr.String(), want) || fs.opened.Load() != 0 {
 			t.Errorf("floor --engine %s: exit %d, %d targets opened\n%s", engine, code, fs.opened.Load(), fs.stderr.String())
 		}
+	}
+}
+
+// TestEngineFloors builds each other engine's floor against this machine's library and measures every case it lists
+// once: the artifact names the engine, and the cases the floor does not list are recorded as not implemented.
+func TestEngineFloors(t *testing.T) {
+	requireCC(t)
+	for _, name := range build.EngineFloors() {
+		t.Run(name, func(t *testing.T) {
+			e, err := engines.Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := e.Check(engines.Local()); !st.Have {
+				testenv.Missing(t, e.Title+": "+st.Detail+": "+st.Fix)
+			}
+			out := filepath.Join(t.TempDir(), "floor.json")
+			stdout, stderr, code := run(t, "floor", localName(), "--engine", name, "--runs", "1", "--samples", "1", "--min-time", "1ms", "--out", out)
+			if code != 0 {
+				t.Fatalf("floor --engine %s: exit %d\n%s\n%s", name, code, stdout, stderr)
+			}
+			a := readArtifact(t, out)
+			if a.Engine.Name != name || a.Engine.Version == "" || !a.Complete || len(a.Failures) > 0 || len(a.Cases)+len(a.NotImplemented) != len(cases.Catalogue) {
+				t.Fatalf("artifact: engine %+v complete=%v, %d cases, failures %+v, not implemented %v", a.Engine, a.Complete, len(a.Cases), a.Failures, a.NotImplemented)
+			}
+			if a.Cases[0].Name != cases.RefCase {
+				t.Errorf("the floor's first case is %s, want %s (every ratio needs it)", a.Cases[0].Name, cases.RefCase)
+			}
+		})
 	}
 }

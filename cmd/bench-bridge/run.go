@@ -35,6 +35,7 @@ type measureOptions struct {
 	ctx        context.Context
 
 	Kind       string   // artifact.ProgramBridge or artifact.ProgramFloor
+	Engine     string   // the floor's engine (floor --engine); "" for QuickJS
 	Targets    []string // the targets' words: names, and ssh [USER@]HOST for a board (resolveTargets)
 	ConfigFile string
 	Build      buildFlags
@@ -81,6 +82,7 @@ func (o *measureOptions) runE(runF func(*measureOptions) error, first ...string)
 // plan is what every job of a measuring command shares, read-only: checked once, before any target opens.
 type plan struct {
 	kind    string
+	engine  string // the floor's engine; "" for QuickJS
 	program program
 	builder buildFunc
 	options runner.Options
@@ -91,7 +93,7 @@ type plan struct {
 // plan checks the flags against the config.
 func (o *measureOptions) plan(cfg *config.Config) (plan, error) {
 	p, err := newPlan(o.Kind, o.Build, o.Measure, cfg)
-	p.builder = o.Builder
+	p.builder, p.engine = o.Builder, o.Engine
 	return p, err
 }
 
@@ -118,20 +120,23 @@ func (p plan) job(t targets.Target, log io.Writer) *runner.Job {
 	opts.Progress = log
 	out := strings.ReplaceAll(p.out, targetPlaceholder, t.Name())
 	if out == "" {
-		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, p.program.codec), opts.Cases))
+		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, p.program.codec, p.engine), opts.Cases))
 	}
 	var user *runner.UserBridge
 	if p.program.user != nil {
 		u := *p.program.user
 		user = &u
 	}
-	return &runner.Job{Target: t, Kind: p.kind, Codec: p.program.codec, QuickJSSrc: p.program.quickjsSrc, Options: opts,
+	return &runner.Job{Target: t, Kind: p.kind, Codec: p.program.codec, QuickJSSrc: p.program.quickjsSrc, Engine: p.engine, Options: opts,
 		Out: out, Log: log, User: user, Defines: slices.Clone(p.program.defines), Builder: p.builder}
 }
 
-// defaultName is the artifact's file name: linux.json, floor-linux.json, linux-fast.json.
-func defaultName(target, kind, codec string) string {
+// defaultName is the artifact's file name: linux.json, floor-linux.json, floor-jsc-linux.json (another engine's
+// floor), linux-fast.json.
+func defaultName(target, kind, codec, engine string) string {
 	switch {
+	case kind == artifact.ProgramFloor && engine != "" && engine != engines.Default:
+		return "floor-" + engine + "-" + target + ".json"
 	case kind == artifact.ProgramFloor:
 		return "floor-" + target + ".json"
 	case codec == "" || codec == "json":
@@ -192,7 +197,7 @@ func measureRun(o *measureOptions) error {
 			continue
 		}
 		job := p.job(t, disp)
-		job.Options.OnEvent = disp.track(strings.TrimSuffix(defaultName(t.Name(), job.Kind, job.Codec), ".json"), len(job.Options.Cases))
+		job.Options.OnEvent = disp.track(strings.TrimSuffix(defaultName(t.Name(), job.Kind, job.Codec, job.Engine), ".json"), len(job.Options.Cases))
 		s, err := runner.NewSession([]*runner.Job{job}, disp)
 		if err != nil {
 			return err
@@ -223,21 +228,20 @@ func measureRun(o *measureOptions) error {
 // newCmdFloor is `bench-bridge floor TARGET...`.
 func newCmdFloor(f *Factory, runF func(*measureOptions) error) *cobra.Command {
 	o := newMeasureOptions(f, artifact.ProgramFloor)
-	engine := engines.Default
 	measure := o.runE(runF)
 	cmd := &cobra.Command{
 		Use:   "floor TARGET...",
 		Short: "Run the same cases written directly against an engine's C API (QuickJS's by default): the floor to approach",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFloorEngine(engine); err != nil {
+			if err := checkFloorEngine(o.Engine); err != nil {
 				return err
 			}
 			return measure(cmd, args)
 		},
 	}
 	o.register(cmd, false)
-	cmd.Flags().StringVar(&engine, "engine", engines.Default, "the engine whose floor to run: "+strings.Join(engines.Names(), ", ")+" (bench-bridge engines)")
+	cmd.Flags().StringVar(&o.Engine, "engine", engines.Default, "the engine whose floor to run: "+strings.Join(engines.Names(), ", ")+" (bench-bridge engines)")
 	cmd.RegisterFlagCompletionFunc("engine", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return engines.Names(), cobra.ShellCompDirectiveNoFileComp
 	})
