@@ -369,10 +369,12 @@ func (a *Artifact) Case(name string) *Case {
 }
 
 // Label names the artifact in a table: "floor linux", "json linux", or the user bridge's codec, with the busy work
-// it added ("json linux slowdown=0.1").
+// it added ("json linux slowdown=0.1"); the floor of an engine besides QuickJS with its name ("floor jsc linux").
 func (a *Artifact) Label() string {
 	l := a.Program + " " + a.Target
 	switch {
+	case a.Program == ProgramFloor && a.Engine.Name != "" && a.Engine.Name != "quickjs":
+		l = "floor " + a.Engine.Name + " " + a.Target
 	case a.Program == ProgramFloor:
 		l = "floor " + a.Target
 	case a.Codec != "":

@@ -119,3 +119,16 @@ func TestBeyondPrograms(t *testing.T) {
 		})
 	}
 }
+
+// TestLabelNamesAnotherEnginesFloor: QuickJS's floor keeps its label; another engine's floor says which engine.
+func TestLabelNamesAnotherEnginesFloor(t *testing.T) {
+	for _, tt := range []struct {
+		engine Engine
+		want   string
+	}{{quickjs, "floor linux"}, {Engine{}, "floor linux"}, {Engine{Name: "jsc", Version: "2.50.6"}, "floor jsc linux"}} {
+		a := &Artifact{Program: ProgramFloor, Target: "linux", Engine: tt.engine}
+		if got := a.Label(); got != tt.want {
+			t.Errorf("the floor of %+v: label %q, want %q", tt.engine, got, tt.want)
+		}
+	}
+}

@@ -106,18 +106,22 @@ func TestSeparateRunsCompareRatios(t *testing.T) {
 }
 
 // Two runs of one device where one never reached the other's speed get one more warning line, naming the slow one;
-// a run a little slower gets none.
+// a run a little slower gets none, and so does a run of another engine, whose ref_js_loop is another loop.
 func TestShowWarnsOfAnotherState(t *testing.T) {
 	for _, tt := range []struct {
-		by   float64
-		want bool
-	}{{1.4, true}, {1.1, false}} {
+		by     float64
+		engine string
+		want   bool
+	}{{1.4, "", true}, {1.1, "", false}, {1.4, "jsc", false}} {
 		a, err := artifact.Read("testdata/json.json")
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, _ := artifact.Read("testdata/json.json")
 		b.StartedAt = b.StartedAt.Add(time.Hour)
+		if tt.engine != "" {
+			b.Engine = artifact.Engine{Name: tt.engine, Version: "1"}
+		}
 		for i := range b.Cases { // the whole machine slower: every sample, the ref's too
 			for j := range b.Cases[i].SamplesNs {
 				b.Cases[i].SamplesNs[j] *= tt.by
@@ -137,7 +141,7 @@ func TestShowWarnsOfAnotherState(t *testing.T) {
 		case tt.want && (len(got) != 1 || !strings.HasPrefix(got[0], want)):
 			t.Errorf("%.1fx slower: warnings %q, want one that starts %q", tt.by, table.Warnings, want)
 		case !tt.want && len(got) > 0:
-			t.Errorf("%.1fx slower: warned %q", tt.by, got)
+			t.Errorf("%.1fx slower, engine %q: warned %q", tt.by, tt.engine, got)
 		}
 	}
 }

@@ -195,9 +195,12 @@ func originWarning(first, file string, ds []artifact.Difference) string {
 }
 
 // stateWarning is one line when a and b, from one device, did not run at one speed (stats.StateShift): their ratios
-// then differ by more than the machine's speed, and the comparison can show a change that is not there.
+// then differ by more than the machine's speed, and the comparison can show a change that is not there. Artifacts of
+// two engines get none.
 func stateWarning(a, b *artifact.Artifact, fileA, fileB string) string {
-	if !artifact.SameDevice(a, b) {
+	// Two engines' ref_js_loops are different loops (an interpreter's and a JIT's differ tenfold): their speeds say
+	// nothing of the machine's state.
+	if !artifact.SameDevice(a, b) || a.Engine != b.Engine {
 		return ""
 	}
 	shift := stats.StateShift(a.RefSamples(), b.RefSamples(), stats.DefaultStateShift)
