@@ -11,7 +11,7 @@ import (
 // the case list and the reference bridge. They are C files outside any Go package directory, because Go refuses C
 // files in a package without cgo.
 //
-//go:embed floor/floor.c floor/floor_jsc.c cases/c/case_table.h cases/c/case_loops.h cases/c/cases.def
+//go:embed floor/floor.c floor/floor_jsc.c floor/floor_spidermonkey.cpp floor/engine_cases.h cases/c/case_table.h cases/c/case_loops.h cases/c/cases.def
 //go:embed cases/c/harness.h cases/c/harness_core.h cases/c/harness_internal.h cases/c/engine.h cases/c/harness.c
 //go:embed cases/c/harness_main.c cases/c/harness_measure.c cases/c/harness_timing.c cases/c/harness_memory.c
 //go:embed cases/c/harness_host.c cases/c/harness_scripts.c cases/c/itimer.c cases/c/itimer.h
@@ -22,35 +22,37 @@ var CSources embed.FS
 
 // Paths of the embedded C sources.
 const (
-	Floor           = "floor/floor.c"
-	FloorJSC        = "floor/floor_jsc.c" // JavaScriptCore's floor
-	CaseTable       = "cases/c/case_table.h"
-	CaseLoops       = "cases/c/case_loops.h" // the host -> script loops, engine-free
-	CaseList        = "cases/c/cases.def"
-	HarnessHeader   = "cases/c/harness.h"          // what QuickJS bridges include: the core and QuickJS's helpers
-	HarnessCore     = "cases/c/harness_core.h"     // the protocol's side of a bridge, whatever its engine
-	HarnessInternal = "cases/c/harness_internal.h" // what the harness's files share
-	EngineHeader    = "cases/c/engine.h"           // what the core asks of an engine's adapter
-	Harness         = "cases/c/harness.c"          // the one file a program compiles: it includes the parts below
-	HarnessMain     = "cases/c/harness_main.c"     // main(): the commands, their flags and the records
-	HarnessMeasure  = "cases/c/harness_measure.c"
-	HarnessTiming   = "cases/c/harness_timing.c"
-	HarnessMemory   = "cases/c/harness_memory.c"
-	HarnessHost     = "cases/c/harness_host.c"
-	HarnessScripts  = "cases/c/harness_scripts.c" // the JavaScript of every case
-	EngineQuickJS   = "cases/c/engine_quickjs.c"  // the QuickJS adapter and helpers
-	EngineJSC       = "cases/c/engine_jsc.c"      // the JavaScriptCore adapter and helpers
-	HarnessJSC      = "cases/c/harness_jsc.h"     // what a program over JavaScriptCore includes
-	Itimer          = "cases/c/itimer.c"          // the in-process profiler of `loop --itimer`
-	ItimerHeader    = "cases/c/itimer.h"
-	BridgeHeader    = "cases/c/bridge.h"
-	Bridge          = "cases/c/bridge.c"
-	BridgeState     = "cases/c/bridge_state.c"
-	Dyn             = "cases/c/dyn.c"
-	HostFns         = "cases/c/host_fns.c"
-	CodecJSON       = "cases/c/codec_json.c"
-	CodecBinary     = "cases/c/codec_binary.c"
-	CodecFast       = "cases/c/codec_fast.c"
+	Floor             = "floor/floor.c"
+	FloorJSC          = "floor/floor_jsc.c"            // JavaScriptCore's floor
+	FloorSpiderMonkey = "floor/floor_spidermonkey.cpp" // SpiderMonkey's floor, in C++: its API is
+	EngineCases       = "floor/engine_cases.h"         // the case table of the floors besides QuickJS's
+	CaseTable         = "cases/c/case_table.h"
+	CaseLoops         = "cases/c/case_loops.h" // the host -> script loops, engine-free
+	CaseList          = "cases/c/cases.def"
+	HarnessHeader     = "cases/c/harness.h"          // what QuickJS bridges include: the core and QuickJS's helpers
+	HarnessCore       = "cases/c/harness_core.h"     // the protocol's side of a bridge, whatever its engine
+	HarnessInternal   = "cases/c/harness_internal.h" // what the harness's files share
+	EngineHeader      = "cases/c/engine.h"           // what the core asks of an engine's adapter
+	Harness           = "cases/c/harness.c"          // the one file a program compiles: it includes the parts below
+	HarnessMain       = "cases/c/harness_main.c"     // main(): the commands, their flags and the records
+	HarnessMeasure    = "cases/c/harness_measure.c"
+	HarnessTiming     = "cases/c/harness_timing.c"
+	HarnessMemory     = "cases/c/harness_memory.c"
+	HarnessHost       = "cases/c/harness_host.c"
+	HarnessScripts    = "cases/c/harness_scripts.c" // the JavaScript of every case
+	EngineQuickJS     = "cases/c/engine_quickjs.c"  // the QuickJS adapter and helpers
+	EngineJSC         = "cases/c/engine_jsc.c"      // the JavaScriptCore adapter and helpers
+	HarnessJSC        = "cases/c/harness_jsc.h"     // what a program over JavaScriptCore includes
+	Itimer            = "cases/c/itimer.c"          // the in-process profiler of `loop --itimer`
+	ItimerHeader      = "cases/c/itimer.h"
+	BridgeHeader      = "cases/c/bridge.h"
+	Bridge            = "cases/c/bridge.c"
+	BridgeState       = "cases/c/bridge_state.c"
+	Dyn               = "cases/c/dyn.c"
+	HostFns           = "cases/c/host_fns.c"
+	CodecJSON         = "cases/c/codec_json.c"
+	CodecBinary       = "cases/c/codec_binary.c"
+	CodecFast         = "cases/c/codec_fast.c"
 )
 
 // HarnessSources are the harness's C files a program compiles: harness.c alone, which includes the parts.

@@ -121,16 +121,34 @@ func linkCached(ctx context.Context, tc Toolchain, in linkInputs, log io.Writer)
 			return "", err
 		}
 	}
-	// Link to a temporary name first: a binary at path is always a complete one.
+	// A C++ file (a floor over an engine whose API is C++) is compiled on its own, as C++17, and the program is
+	// linked by the C++ compiler; the C files are compiled and linked in one step with it.
 	args := append(slices.Clone(in.compile), "-I", dir)
-	for _, name := range slices.Concat(benchbridge.HarnessSources, in.sources) { // harness.c (every part), then the program's
-		if strings.HasSuffix(name, ".c") {
-			args = append(args, filepath.Join(dir, filepath.Base(name)))
+	linkWith, asC := tc.compile, []string(nil)
+	for _, name := range in.sources {
+		if !strings.HasSuffix(name, ".cpp") {
+			continue
+		}
+		obj := filepath.Join(dir, strings.TrimSuffix(filepath.Base(name), ".cpp")+".o")
+		cxx := append(slices.Concat([]string{"-std=c++17"}, tc.CFlags, args), "-c", filepath.Join(dir, filepath.Base(name)), "-o", obj)
+		if err := runIn(ctx, dir, cxxFor(tc.CC), cxx...); err != nil {
+			return "", fmt.Errorf("building %s: %w", in.name, err)
+		}
+		args = append(args, obj)
+		asC = []string{"-x", "c"} // the C++ driver would take a .c file for C++
+		linkWith = func(ctx context.Context, dir string, args ...string) error {
+			return runIn(ctx, dir, cxxFor(tc.CC), slices.Concat(tc.CFlags, args)...)
 		}
 	}
+	for _, name := range slices.Concat(benchbridge.HarnessSources, in.sources) { // harness.c (every part), then the program's
+		if strings.HasSuffix(name, ".c") {
+			args = append(append(args, asC...), filepath.Join(dir, filepath.Base(name)))
+		}
+	}
+	// Link to a temporary name first: a binary at path is always a complete one.
 	args = append(append(args, in.link...), tc.LDFlags...)
 	args = append(args, "-o", path+".tmp")
-	if err := tc.compile(ctx, dir, args...); err != nil {
+	if err := linkWith(ctx, dir, args...); err != nil {
 		return "", tc.diagnose(ctx, fmt.Errorf("building %s: %w", in.name, err))
 	}
 	return path, os.Rename(path+".tmp", path)

@@ -87,7 +87,7 @@ var All = []Engine{
 		Targets: "this machine, and ssh boards with Node",
 		need: need{headers: []string{"/usr/include/node/v8.h", "/usr/include/node/node.h"}, commands: []string{"node"},
 			debian: map[string]string{"": "nodejs libnode-dev"}, version: v8Version}},
-	{Name: SpiderMonkey, Title: "SpiderMonkey", Kind: JIT,
+	{Name: SpiderMonkey, Title: "SpiderMonkey", Kind: JIT, Floor: true,
 		Source:  "Debian's libmozjs-102-dev (Debian 12) or libmozjs-128-dev (Debian 13); C++17",
 		Targets: "this machine, and ssh boards whose system has the library",
 		need: need{pkgConfig: []string{"mozjs-102", "mozjs-128"}, debian: map[string]string{"bookworm": "libmozjs-102-dev",

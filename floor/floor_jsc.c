@@ -3,6 +3,7 @@
  * JSObjectCallAsFunction, numbers cross as JSValueMakeNumber and JSValueToNumber, strings through a JSStringRef and
  * its UTF-8 copy (the C API has no view of a string's bytes). The host-side work is the harness's (harness_host.c),
  * as in floor/floor.c. The cases it does not list yet are recorded as not implemented. */
+#include "engine_cases.h"
 #include "harness_jsc.h"
 
 #include <stdlib.h>
@@ -236,16 +237,5 @@ static int run_js_loop(void *p, uint64_t n, uint64_t *ops)
 #define BB_LOOP_TEXT 1
 #include "case_loops.h"
 
-const bb_case bb_cases[] = {
-	{"ref_js_loop", setup_js_loop, run_js_loop, teardown},
-	{"script_to_host_scalar", setup_js_loop, run_js_loop, teardown},
-	{"script_to_host_string_16", setup_js_loop, run_js_loop, teardown},
-	{"script_to_host_string_1k", setup_js_loop, run_js_loop, teardown},
-	{"script_to_host_string_64k", setup_js_loop, run_js_loop, teardown},
-	{"host_to_script_scalar", setup_h2s_scalar, run_call_add, teardown},
-	{"host_to_script_string_16", setup_h2s_string, run_call_text, teardown},
-	{"host_to_script_string_1k", setup_h2s_string, run_call_text, teardown},
-	{"host_to_script_string_64k", setup_h2s_string, run_call_text, teardown},
-	{"callback", setup_callback, run_call_add, teardown},
-};
+const bb_case bb_cases[] = {BB_ENGINE_CASES};
 const int bb_ncases = sizeof bb_cases / sizeof bb_cases[0];

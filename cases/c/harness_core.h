@@ -97,6 +97,12 @@ void bb_free(void *p);
 
 /* bb_case_script returns the JavaScript source of the named case, or NULL. */
 const char *bb_case_script(const char *case_name);
+/* bb_case_bytes returns the case's bytes, the global N its script reads (0 when it has none), or -1 for no case of
+ * that name. */
+int32_t bb_case_bytes(const char *case_name);
+/* bb_prelude is evaluated before every case's script (it defines expect): an engine's loader, when it is not the
+ * harness's, evaluates it, sets N and evaluates the case's script. */
+extern const char *const bb_prelude;
 
 /* ---- Host-side work, the same in every program ---- */
 

@@ -189,6 +189,7 @@ static const harness_script scripts[] = {
 };
 
 const char *const harness_prelude = js_prelude;
+const char *const bb_prelude = js_prelude;
 
 const harness_script *harness_script_find(const char *case_name)
 {
@@ -205,6 +206,13 @@ const char *bb_case_script(const char *case_name)
 	const harness_script *s = harness_script_find(case_name);
 
 	return s ? s->src : NULL;
+}
+
+int32_t bb_case_bytes(const char *case_name)
+{
+	const harness_script *s = harness_script_find(case_name);
+
+	return s ? s->bytes : -1;
 }
 
 #endif /* BB_HARNESS_UNITY */
