@@ -371,9 +371,19 @@ func (a *Artifact) Case(name string) *Case {
 // Label names the artifact in a table: "floor linux", "json linux", or the user bridge's codec, with the busy work
 // it added ("json linux slowdown=0.1"); the floor of an engine besides QuickJS with its name ("floor jsc linux").
 func (a *Artifact) Label() string {
+	return a.label(a.Engine.Name != "quickjs")
+}
+
+// LabelNamingEngine is Label with a floor's engine named, QuickJS's too ("floor quickjs linux"): for a table of
+// several engines.
+func (a *Artifact) LabelNamingEngine() string {
+	return a.label(true)
+}
+
+func (a *Artifact) label(engine bool) string {
 	l := a.Program + " " + a.Target
 	switch {
-	case a.Program == ProgramFloor && a.Engine.Name != "" && a.Engine.Name != "quickjs":
+	case a.Program == ProgramFloor && engine && a.Engine.Name != "":
 		l = "floor " + a.Engine.Name + " " + a.Target
 	case a.Program == ProgramFloor:
 		l = "floor " + a.Target

@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -129,6 +130,9 @@ func TestLabelNamesAnotherEnginesFloor(t *testing.T) {
 		a := &Artifact{Program: ProgramFloor, Target: "linux", Engine: tt.engine}
 		if got := a.Label(); got != tt.want {
 			t.Errorf("the floor of %+v: label %q, want %q", tt.engine, got, tt.want)
+		}
+		if got, want := a.LabelNamingEngine(), strings.Replace(tt.want, "floor linux", "floor "+tt.engine.Name+" linux", 1); tt.engine.Name != "" && got != want {
+			t.Errorf("the floor of %+v, naming its engine: label %q, want %q", tt.engine, got, want)
 		}
 	}
 }

@@ -140,16 +140,21 @@ func Build(arts []*artifact.Artifact, files []string) *Table {
 	return t
 }
 
-// Labels name the artifacts read from files as the table's columns do: each artifact's label, with its file where
-// two share one, and " (emulated)" when it ran under an emulator.
+// Labels name the artifacts read from files as the table's columns do: each artifact's label (naming every floor's
+// engine when the artifacts are of several), with its file where two share one, and " (emulated)" when it ran under
+// an emulator.
 func Labels(arts []*artifact.Artifact, files []string) []string {
+	label := (*artifact.Artifact).Label
+	if slices.ContainsFunc(arts, func(a *artifact.Artifact) bool { return a.Engine != arts[0].Engine }) {
+		label = (*artifact.Artifact).LabelNamingEngine
+	}
 	count := map[string]int{}
 	for _, a := range arts {
-		count[a.Label()]++
+		count[label(a)]++
 	}
 	out := make([]string, len(arts))
 	for i, a := range arts {
-		out[i] = a.Label()
+		out[i] = label(a)
 		if count[out[i]] > 1 {
 			out[i] += " (" + files[i] + ")"
 		}
