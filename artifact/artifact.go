@@ -55,6 +55,9 @@ type Artifact struct {
 	// NotImplemented are the cases asked for that the program does not list (a bridge that implements a subset);
 	// they are neither measured nor failures.
 	NotImplemented []string `json:"not_implemented,omitempty"`
+	// NotImplementedWhy gives, for cases of NotImplemented, why the program lacks them: its `meta
+	// not_implemented.CASE REASON` lines. Absent when it gave none.
+	NotImplementedWhy map[string]string `json:"not_implemented_why,omitempty"`
 	// Meta are the program's own meta lines (program, codec, engine, bridge, quickjs, compiler, ...).
 	Meta map[string]string `json:"meta,omitempty"`
 }

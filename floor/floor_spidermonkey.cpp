@@ -304,4 +304,5 @@ int run_js_loop(void *p, uint64_t n, uint64_t *ops)
 } // namespace
 
 const bb_case bb_cases[] = {BB_ENGINE_CASES};
+const bb_missing bb_missing_cases[] = {BB_ENGINE_MISSING};
 const int bb_ncases = sizeof bb_cases / sizeof bb_cases[0];

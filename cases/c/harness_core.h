@@ -40,6 +40,18 @@ extern const int bb_ncases;
 extern const char *const bb_program; /* "floor" or "bridge": meta program */
 extern const char *const bb_codec;   /* "json", ...; NULL for none: meta codec */
 
+/* A program may say why it lacks cases of the catalogue: bb_missing_cases, ended by {NULL, NULL}. The harness prints
+ * each as `meta not_implemented.CASE REASON`, and the artifact keeps the reason beside the case (not_implemented_why).
+ * It is optional: a program that does not define it links as before (a weak reference, NULL when undefined). */
+typedef struct bb_missing {
+	const char *name, *reason;
+} bb_missing;
+extern const bb_missing bb_missing_cases[]
+#if defined(__GNUC__)
+	__attribute__((weak))
+#endif
+	;
+
 /* ---- What the harness offers ---- */
 
 /* bb_error records why the current case failed; the harness prints it as one `error CASE MESSAGE` line. */

@@ -74,12 +74,16 @@ static void print_cpu(void)
 
 static void print_header(void)
 {
+	int i;
+
 	printf("bench-bridge-protocol 2\n");
 	printf("meta program %s\n", bb_program);
 	if (bb_codec)
 		printf("meta codec %s\n", bb_codec);
 	bb_engine_meta();
 	printf("meta compiler %s\n", compiler_version());
+	for (i = 0; bb_missing_cases && bb_missing_cases[i].name; i++)
+		printf("meta not_implemented.%s %s\n", bb_missing_cases[i].name, bb_missing_cases[i].reason);
 	fflush(stdout);
 	printf("timer_overhead_ns %" PRIu64 "\n", harness_timer_overhead());
 	print_cpu();

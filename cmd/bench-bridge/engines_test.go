@@ -58,6 +58,11 @@ func TestEngineFloors(t *testing.T) {
 			if a.Engine.Name != name || a.Engine.Version == "" || !a.Complete || len(a.Failures) > 0 || len(a.Cases)+len(a.NotImplemented) != len(cases.Catalogue) {
 				t.Fatalf("artifact: engine %+v complete=%v, %d cases, failures %+v, not implemented %v", a.Engine, a.Complete, len(a.Cases), a.Failures, a.NotImplemented)
 			}
+			for _, c := range a.NotImplemented {
+				if a.NotImplementedWhy[c] == "" {
+					t.Errorf("%s is not implemented, with no reason (not_implemented_why %v)", c, a.NotImplementedWhy)
+				}
+			}
 			if a.Cases[0].Name != cases.RefCase {
 				t.Errorf("the floor's first case is %s, want %s (every ratio needs it)", a.Cases[0].Name, cases.RefCase)
 			}
