@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -13,12 +14,17 @@ import (
 )
 
 // engineFloor is how the floor of an engine other than QuickJS is built: its C or C++ file, the define that picks
-// the harness's adapter for it (BB_ENGINE_NONE: the floor is its own), and the pkg-config module of the library it
-// links (the first of several that this machine has), whose version the program reports through versionDefine.
+// the harness's adapter for it (BB_ENGINE_NONE: the floor is its own), and the library it links: a pkg-config module
+// (the first of several that this machine has), whose version the program reports through versionDefine, or, for a
+// Node addon (V8), Node's headers; the program is then node running the addon (addonLauncher).
 type engineFloor struct {
 	source, define, versionDefine string
 	pkgConfig                     []string
+	addon                         bool
 }
+
+// nodeHeaders is where Node's headers are: a Node of the machine's own, or Debian's libnode-dev.
+const nodeHeaders = "/usr/include/node"
 
 // engineFloors are the floors of the engines besides QuickJS (engines.All names every engine).
 var engineFloors = map[string]engineFloor{
@@ -26,7 +32,14 @@ var engineFloors = map[string]engineFloor{
 		pkgConfig: []string{"javascriptcoregtk-4.1"}},
 	"spidermonkey": {source: benchbridge.FloorSpiderMonkey, define: "BB_ENGINE_NONE", versionDefine: "BB_MOZJS_VERSION",
 		pkgConfig: []string{"mozjs-102", "mozjs-128"}},
+	"v8": {source: benchbridge.FloorV8, define: "BB_ENGINE_NONE", addon: true},
 }
+
+// addonLauncher is the program of an addon's floor: node loading the addon beside it and calling its main with the
+// command line (the harness's main, renamed; floor/floor_v8.cc).
+const addonLauncher = `#!/bin/sh
+exec node -e 'process.exitCode = require(process.argv[1]).main(process.argv.slice(2))' "$0.node" "$0" "$@"
+`
 
 // EngineFloors are the engines besides QuickJS that bench-bridge has a floor for, sorted.
 func EngineFloors() []string {
@@ -52,6 +65,50 @@ func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.W
 	if err != nil {
 		return nil, err
 	}
+	flags, err := ef.flags(ctx, engine)
+	if err != nil {
+		return nil, err
+	}
+	name := artifact.ProgramFloor + "-" + engine
+	prog := &Program{Kind: artifact.ProgramFloor, Compiler: compiler, CFlags: strings.Join(slices.Concat(tc.CFlags, flags.compile), " ")}
+	in := linkInputs{name: name, sources: []string{benchbridge.EngineCases, ef.source}, compile: flags.compile, link: flags.link,
+		key: []string{compiler, strings.Join(tc.CFlags, " "), strings.Join(tc.LDFlags, " "), flags.version}}
+	if !ef.addon {
+		prog.Path, err = linkCached(ctx, tc, in, log)
+		return prog, err
+	}
+	in.name += ".node"
+	addon, err := linkCached(ctx, tc, in, log)
+	if err != nil {
+		return nil, err
+	}
+	prog.Path = strings.TrimSuffix(addon, ".node")
+	if err := os.WriteFile(prog.Path+".tmp", []byte(addonLauncher), 0o755); err != nil {
+		return nil, err
+	}
+	return prog, os.Rename(prog.Path+".tmp", prog.Path)
+}
+
+// engineFlags are what the floor of an engine is compiled and linked with, and the version of the library.
+type engineFlags struct {
+	compile, link []string
+	version       string
+}
+
+// flags finds the library of ef on this machine.
+func (ef engineFloor) flags(ctx context.Context, engine string) (engineFlags, error) {
+	if ef.addon {
+		out, err := exec.CommandContext(ctx, "node", "--version").Output()
+		if err != nil {
+			return engineFlags{}, fmt.Errorf("the %s floor runs in node: node --version: %w (bench-bridge engines says what to install)", engine, err)
+		}
+		if _, err := os.Stat(nodeHeaders + "/v8.h"); err != nil {
+			return engineFlags{}, fmt.Errorf("the %s floor: no Node headers in %s (bench-bridge engines says what to install)", engine, nodeHeaders)
+		}
+		// An addon is a shared object whose main the launcher calls: the harness's main is renamed for it.
+		return engineFlags{compile: []string{"-D" + ef.define, "-Dmain=bb_harness_main", "-fPIC", "-I", nodeHeaders},
+			link: []string{"-shared"}, version: "node " + strings.TrimSpace(string(out))}, nil
+	}
 	module := ef.pkgConfig[0]
 	for _, m := range ef.pkgConfig {
 		if exec.CommandContext(ctx, "pkg-config", "--exists", m).Run() == nil {
@@ -63,19 +120,10 @@ func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.W
 	for i, flag := range []string{"--modversion", "--cflags", "--libs"} {
 		out, err := exec.CommandContext(ctx, "pkg-config", flag, module).Output()
 		if err != nil {
-			return nil, fmt.Errorf("the %s floor: pkg-config %s %s: %w (bench-bridge engines says what to install)", engine, flag, module, err)
+			return engineFlags{}, fmt.Errorf("the %s floor: pkg-config %s %s: %w (bench-bridge engines says what to install)", engine, flag, module, err)
 		}
 		pc[i] = strings.TrimSpace(string(out))
 	}
-	version := pc[0]
-	defines := []string{"-D" + ef.define, fmt.Sprintf("-D%s=%q", ef.versionDefine, version)}
-	name := artifact.ProgramFloor + "-" + engine
-	prog := &Program{Kind: artifact.ProgramFloor, Compiler: compiler,
-		CFlags: strings.Join(slices.Concat(tc.CFlags, defines, strings.Fields(pc[1])), " ")}
-	in := linkInputs{name: name, sources: []string{benchbridge.EngineCases, ef.source}, compile: slices.Concat(defines, strings.Fields(pc[1])),
-		link: strings.Fields(pc[2]), key: []string{compiler, strings.Join(tc.CFlags, " "), strings.Join(tc.LDFlags, " ")}}
-	if prog.Path, err = linkCached(ctx, tc, in, log); err != nil {
-		return nil, err
-	}
-	return prog, nil
+	compile := slices.Concat([]string{"-D" + ef.define, fmt.Sprintf("-D%s=%q", ef.versionDefine, pc[0])}, strings.Fields(pc[1]))
+	return engineFlags{compile: compile, link: strings.Fields(pc[2]), version: module + " " + pc[0]}, nil
 }

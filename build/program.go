@@ -126,10 +126,11 @@ func linkCached(ctx context.Context, tc Toolchain, in linkInputs, log io.Writer)
 	args := append(slices.Clone(in.compile), "-I", dir)
 	linkWith, asC := tc.compile, []string(nil)
 	for _, name := range in.sources {
-		if !strings.HasSuffix(name, ".cpp") {
+		ext := filepath.Ext(name)
+		if ext != ".cpp" && ext != ".cc" {
 			continue
 		}
-		obj := filepath.Join(dir, strings.TrimSuffix(filepath.Base(name), ".cpp")+".o")
+		obj := filepath.Join(dir, strings.TrimSuffix(filepath.Base(name), ext)+".o")
 		cxx := append(slices.Concat([]string{"-std=c++17"}, tc.CFlags, args), "-c", filepath.Join(dir, filepath.Base(name)), "-o", obj)
 		if err := runIn(ctx, dir, cxxFor(tc.CC), cxx...); err != nil {
 			return "", fmt.Errorf("building %s: %w", in.name, err)

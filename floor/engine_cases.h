@@ -1,7 +1,44 @@
-/* engine_cases.h: the cases the floors of the engines besides QuickJS have so far (floor_jsc.c,
- * floor_spidermonkey.cpp): the scalar and string crossings both ways and the callback, each with the set-up and loop
- * of that name, which every such floor defines. The catalogue's other cases are recorded as not implemented. */
+/* engine_cases.h: the set-ups, loops and case table of the floors of the engines besides QuickJS (floor_jsc.c,
+ * floor_spidermonkey.cpp, floor_v8.cc), so that they differ only in how they call their engine: the scalar and string
+ * crossings both ways and the callback. A floor includes it after defining BB_STATE (its state, with text and
+ * text_len) and the static functions it names: load(c, state, fn_name) (a context with the host functions, the
+ * case's text and script, and its function fn_name kept), run_js_loop, call_add, call_text, text_of,
+ * callback_registered(st) and teardown. The catalogue's other cases are recorded as not implemented, with the reasons
+ * of BB_ENGINE_MISSING. */
 #ifndef BB_ENGINE_CASES_H
+#define BB_ENGINE_CASES_H
+
+#define BB_LOOP_ADD 1
+#define BB_LOOP_TEXT 1
+#include "case_loops.h"
+
+static int setup_js_loop(const bb_case *c, void **state)
+{
+	return load(c, state, "bench");
+}
+
+static int setup_h2s_scalar(const bb_case *c, void **state)
+{
+	return load(c, state, "add") < 0 ? -1 : bb_check_add(*state, call_add);
+}
+
+static int setup_h2s_string(const bb_case *c, void **state)
+{
+	return load(c, state, "text") < 0 ? -1 : bb_check_text(*state, text_of((BB_STATE *)*state), call_text);
+}
+
+/* setup_callback: the script hands its function to host_register, which the floor keeps. */
+static int setup_callback(const bb_case *c, void **state)
+{
+	if (load(c, state, NULL) < 0)
+		return -1;
+	if (!callback_registered((BB_STATE *)*state)) {
+		bb_error("the script registered no callback");
+		return -1;
+	}
+	return bb_check_add(*state, call_add);
+}
+
 #define BB_ENGINE_CASES_H
 
 #define BB_ENGINE_CASES                                                     \

@@ -3,7 +3,6 @@
  * JSObjectCallAsFunction, numbers cross as JSValueMakeNumber and JSValueToNumber, strings through a JSStringRef and
  * its UTF-8 copy (the C API has no view of a string's bytes). The host-side work is the harness's (harness_host.c),
  * as in floor/floor.c. The cases it does not list yet are recorded as not implemented. */
-#include "engine_cases.h"
 #include "harness_jsc.h"
 
 #include <stdlib.h>
@@ -194,30 +193,9 @@ static int load(const bb_case *c, void **out, const char *fn_name)
 	return 0;
 }
 
-static int setup_js_loop(const bb_case *c, void **state)
+static int callback_registered(const jf_state *st)
 {
-	return load(c, state, "bench");
-}
-
-static int setup_h2s_scalar(const bb_case *c, void **state)
-{
-	return load(c, state, "add") < 0 ? -1 : bb_check_add(*state, call_add);
-}
-
-static int setup_h2s_string(const bb_case *c, void **state)
-{
-	return load(c, state, "text") < 0 ? -1 : bb_check_text(*state, text_of(*state), call_text);
-}
-
-static int setup_callback(const bb_case *c, void **state)
-{
-	if (load(c, state, NULL) < 0)
-		return -1;
-	if (!((jf_state *)*state)->fn) {
-		bb_error("the script registered no callback");
-		return -1;
-	}
-	return bb_check_add(*state, call_add);
+	return st->fn != NULL;
 }
 
 static int run_js_loop(void *p, uint64_t n, uint64_t *ops)
@@ -233,9 +211,7 @@ static int run_js_loop(void *p, uint64_t n, uint64_t *ops)
 }
 
 #define BB_STATE jf_state
-#define BB_LOOP_ADD 1
-#define BB_LOOP_TEXT 1
-#include "case_loops.h"
+#include "engine_cases.h"
 
 const bb_case bb_cases[] = {BB_ENGINE_CASES};
 const bb_missing bb_missing_cases[] = {BB_ENGINE_MISSING};

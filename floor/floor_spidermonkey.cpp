@@ -22,7 +22,6 @@
 #include <js/String.h>
 
 #include "engine.h"
-#include "engine_cases.h"
 #include "harness_core.h"
 
 #ifndef BB_MOZJS_VERSION
@@ -254,30 +253,9 @@ int load(const bb_case *c, void **out, const char *fn_name)
 	return 0;
 }
 
-int setup_js_loop(const bb_case *c, void **state)
+int callback_registered(const State *st)
 {
-	return load(c, state, "bench");
-}
-
-int setup_h2s_scalar(const bb_case *c, void **state)
-{
-	return load(c, state, "add") < 0 ? -1 : bb_check_add(*state, call_add);
-}
-
-int setup_h2s_string(const bb_case *c, void **state)
-{
-	return load(c, state, "text") < 0 ? -1 : bb_check_text(*state, text_of(static_cast<State *>(*state)), call_text);
-}
-
-int setup_callback(const bb_case *c, void **state)
-{
-	if (load(c, state, nullptr) < 0)
-		return -1;
-	if (static_cast<State *>(*state)->fn.isUndefined()) {
-		bb_error("the script registered no callback");
-		return -1;
-	}
-	return bb_check_add(*state, call_add);
+	return !st->fn.isUndefined();
 }
 
 int run_js_loop(void *p, uint64_t n, uint64_t *ops)
@@ -297,9 +275,7 @@ int run_js_loop(void *p, uint64_t n, uint64_t *ops)
 }
 
 #define BB_STATE State
-#define BB_LOOP_ADD 1
-#define BB_LOOP_TEXT 1
-#include "case_loops.h"
+#include "engine_cases.h"
 
 } // namespace
 
