@@ -145,3 +145,22 @@ func TestShowWarnsOfAnotherState(t *testing.T) {
 		}
 	}
 }
+
+// TestShowNamesTheEnginesAndTheirKind: a table of two engines says which interprets and which compiles; one of a
+// single engine says nothing of it.
+func TestShowNamesTheEnginesAndTheirKind(t *testing.T) {
+	a, err := artifact.Read("testdata/json.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := artifact.Read("testdata/json.json")
+	if table := Build([]*artifact.Artifact{a, b}, []string{"a.json", "b.json"}); slices.ContainsFunc(table.Notes, func(n string) bool { return strings.HasPrefix(n, "engines:") }) {
+		t.Errorf("one engine, notes %q", table.Notes)
+	}
+	b.Engine = artifact.Engine{Name: "jsc", Version: "2.50.6"}
+	table := Build([]*artifact.Artifact{a, b}, []string{"a.json", "b.json"})
+	want := "engines: quickjs 2025-04-26 (interpreter), jsc 2.50.6 (JIT): each ×ref is over the engine's own ref_js_loop"
+	if !slices.ContainsFunc(table.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+		t.Errorf("notes %q, want one that starts %q", table.Notes, want)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
@@ -117,6 +118,9 @@ func Build(arts []*artifact.Artifact, files []string) *Table {
 			row.Cells = append(row.Cells, cell)
 		}
 		t.Rows = append(t.Rows, row)
+	}
+	if n := engineNote(arts); n != "" {
+		t.Notes = append(t.Notes, n)
 	}
 	for i, a := range arts {
 		var frame *float64
@@ -345,6 +349,29 @@ func compare(cell *Cell, base, a *artifact.Artifact, first, c *artifact.Case, by
 	}
 	cell.PValue = &cmp.P
 	cell.Significant = cmp.Significant
+}
+
+// engineNote is one line when arts are of several engines: each engine and whether it interprets or compiles (JIT),
+// and how their ×ref compare; "" for one engine.
+func engineNote(arts []*artifact.Artifact) string {
+	var parts []string
+	seen := map[artifact.Engine]bool{}
+	for _, a := range arts {
+		if seen[a.Engine] || a.Engine.Name == "" {
+			continue
+		}
+		seen[a.Engine] = true
+		kind := "unknown kind"
+		if e, err := engines.Lookup(a.Engine.Name); err == nil {
+			kind = e.Kind
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", a.Engine, kind))
+	}
+	if len(parts) < 2 {
+		return ""
+	}
+	return "engines: " + strings.Join(parts, ", ") + ": each ×ref is over the engine's own ref_js_loop, which a JIT " +
+		"runs several times faster than an interpreter: compare ×ref between engines of one kind, ns/op between any (docs/engines.md)"
 }
 
 // notes says what a reader must know about an artifact beyond its numbers.
