@@ -183,7 +183,8 @@ static int load(const bb_case *c, void **out, const char *fn_name)
 				return -1;
 			}
 		}
-	if (bb_jsc_set_function(st->ctx, "host_add", host_add) < 0 || bb_jsc_set_function(st->ctx, "host_upper", host_upper) < 0 ||
+	if (bb_jsc_set_function(st->ctx, "host_add", host_add) < 0 ||
+	    bb_jsc_set_function(st->ctx, "host_upper", host_upper) < 0 ||
 	    bb_jsc_set_function(st->ctx, "host_register", host_register) < 0)
 		return -1;
 	registered = st;

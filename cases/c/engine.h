@@ -1,5 +1,5 @@
-/* engine.h: what the harness's engine-free core asks of the engine a program runs on. One adapter per engine
- * provides it (engine_quickjs.c, engine_jsc.c); a program over an engine without one defines these itself and builds with
+/* engine.h: what the harness's engine-free core asks of the engine a program runs on. One adapter per engine provides
+ * it (engine_quickjs.c, engine_jsc.c); a program over an engine without one defines these itself and builds with
  * -DBB_ENGINE_NONE (harness.c). */
 #ifndef BB_ENGINE_H
 #define BB_ENGINE_H

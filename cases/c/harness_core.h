@@ -92,10 +92,10 @@ static inline void bb_crossing(void)
  * The harness counts allocations in a memory pass after each case's samples (docs/protocol.md, the memory record):
  * the engine's through the allocator its adapter hands the engine (engine.h; QuickJS's JSMallocFunctions), the host
  * side's through these, which the bridge's codecs and host functions call instead of malloc. A hook rather than
- * interposing malloc: interposition would count the engine's allocations (and libc's own) as the bridge's, where the two must stay apart, and it
- * needs link tricks that differ between glibc, bionic and Apple's libc and between static and dynamic programs. A
- * bridge linked with the harness that allocates otherwise (C++ new, std::string) reports host counts of what went
- * through these only. Memory from them is plain malloc memory: free() and bb_free() both release it. */
+ * interposing malloc: interposition would count the engine's allocations (and libc's own) as the bridge's, where the
+ * two must stay apart, and it needs link tricks that differ between glibc, bionic and Apple's libc and between
+ * static and dynamic programs. A bridge linked with the harness that allocates otherwise (C++ new, std::string)
+ * reports host counts of what went through these only. Memory from them is plain malloc memory: free() and bb_free() both release it. */
 void *bb_malloc(size_t size);
 void *bb_calloc(size_t count, size_t size);
 void *bb_realloc(void *p, size_t size);

@@ -1,5 +1,5 @@
-/* harness_main.c: main() of every bench program, speaking docs/protocol.md: the commands list, run and loop, their flags,
- * the header records and the error records. The rest of the harness is in the files harness_internal.h lists. */
+/* harness_main.c: main() of every bench program, speaking docs/protocol.md: the commands list, run and loop, their
+ * flags, the header records and the error records. The rest of the harness is in the files harness_internal.h lists. */
 #ifdef BB_HARNESS_UNITY /* compiled through harness.c, which says why */
 #include "harness_internal.h"
 #include "itimer.h"
