@@ -425,7 +425,9 @@ func withholdTimeVerdicts(r *Result) string {
 // (stats.StateShift); on two devices their speeds differ for other reasons, and nothing is shifted.
 func stateShift(base, cur *artifact.Artifact) stats.Shift {
 	s := stats.StateShift(base.RefSamples(), cur.RefSamples(), stats.DefaultStateShift)
-	s.Shifted = s.Shifted && artifact.SameDevice(base, cur)
+	// Two engines' ref_js_loops are different loops (an interpreter's and a JIT's differ tenfold): their speeds say
+	// nothing of the machine's state.
+	s.Shifted = s.Shifted && artifact.SameDevice(base, cur) && base.Engine == cur.Engine
 	return s
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
@@ -147,6 +148,9 @@ func Build(loaded []Loaded, o Options, noise func(*artifact.Artifact) *Noise) *T
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	if n := engineNote(arts); n != "" {
+		t.Notes = append(t.Notes, Warning{Kind: Engines, Text: n})
+	}
 	for i, a := range arts {
 		var frame *float64
 		if c := a.Case(FrameCase); c != nil {
@@ -211,16 +215,21 @@ func originWarning(first, file string, ds []artifact.Difference, across bool) Wa
 	return Warning{Kind: Origin, Text: fmt.Sprintf("%s and %s come from %s: %s", first, file, artifact.Describe(ds), how)}
 }
 
-// Labels name the artifacts read from files as the table's columns do: each artifact's label, with its file where
-// two share one, and " (emulated)" when it ran under an emulator.
+// Labels name the artifacts read from files as the table's columns do: each artifact's label (naming every floor's
+// engine when the artifacts are of several), with its file where two share one, and " (emulated)" when it ran under
+// an emulator.
 func Labels(arts []*artifact.Artifact, files []string) []string {
+	label := (*artifact.Artifact).Label
+	if slices.ContainsFunc(arts, func(a *artifact.Artifact) bool { return a.Engine != arts[0].Engine }) {
+		label = (*artifact.Artifact).LabelNamingEngine
+	}
 	count := map[string]int{}
 	for _, a := range arts {
-		count[a.Label()]++
+		count[label(a)]++
 	}
 	out := make([]string, len(arts))
 	for i, a := range arts {
-		out[i] = a.Label()
+		out[i] = label(a)
 		if count[out[i]] > 1 {
 			out[i] += " (" + files[i] + ")"
 		}
@@ -257,7 +266,8 @@ func OnlyCases(arts []*artifact.Artifact, names []string) error {
 }
 
 // stateWarning is one line when a and b, from one device, did not run at one speed (stats.StateShift): their ratios
-// then differ by more than the machine's speed, and the comparison can show a change that is not there.
+// then differ by more than the machine's speed, and the comparison can show a change that is not there. Artifacts of
+// two engines get none.
 func stateWarning(a, b *artifact.Artifact, fileA, fileB string) string {
 	shift := stateShift(a, b)
 	if !shift.Shifted {
@@ -352,6 +362,29 @@ func cellFor(a *artifact.Artifact, name string) Cell {
 		cell.AllocsPerOp, cell.BytesPerOp = m.AllocsPerOp, m.BytesPerOp
 	}
 	return cell
+}
+
+// engineNote is one line when arts are of several engines: each engine and whether it interprets or compiles (JIT),
+// and how their ×ref compare; "" for one engine.
+func engineNote(arts []*artifact.Artifact) string {
+	var parts []string
+	seen := map[artifact.Engine]bool{}
+	for _, a := range arts {
+		if seen[a.Engine] || a.Engine.Name == "" {
+			continue
+		}
+		seen[a.Engine] = true
+		kind := "unknown kind"
+		if e, err := engines.Lookup(a.Engine.Name); err == nil {
+			kind = e.Kind
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", a.Engine, kind))
+	}
+	if len(parts) < 2 {
+		return ""
+	}
+	return "engines: " + strings.Join(parts, ", ") + ": each ×ref is over the engine's own ref_js_loop, which a JIT " +
+		"runs several times faster than an interpreter: compare ×ref between engines of one kind, ns/op between any (docs/engines.md)"
 }
 
 // notes says what a reader must know about an artifact beyond its numbers.

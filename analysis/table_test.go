@@ -138,18 +138,22 @@ func TestSeparateRunsCompareRatios(t *testing.T) {
 }
 
 // Two runs of one device where one never reached the other's speed get one more warning line, naming the slow one;
-// a run a little slower gets none.
+// a run a little slower gets none, and so does a run of another engine, whose ref_js_loop is another loop.
 func TestShowWarnsOfAnotherState(t *testing.T) {
 	for _, tt := range []struct {
-		by   float64
-		want bool
-	}{{1.4, true}, {1.1, false}} {
+		by     float64
+		engine string
+		want   bool
+	}{{1.4, "", true}, {1.1, "", false}, {1.4, "jsc", false}} {
 		a, err := artifact.Read("../reports/testdata/json.json")
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, _ := artifact.Read("../reports/testdata/json.json")
 		b.StartedAt, b.Session.ID = b.StartedAt.Add(time.Hour), "another"
+		if tt.engine != "" {
+			b.Engine = artifact.Engine{Name: tt.engine, Version: "1"}
+		}
 		for i := range b.Cases { // the whole machine slower: every sample, the ref's too
 			for j := range b.Cases[i].SamplesNs {
 				b.Cases[i].SamplesNs[j] *= tt.by
@@ -164,8 +168,27 @@ func TestShowWarnsOfAnotherState(t *testing.T) {
 		case tt.want && (len(got) != 1 || !strings.HasPrefix(got[0], want)):
 			t.Errorf("%.1fx slower: warnings %v, want one that starts %q", tt.by, table.Warnings, want)
 		case !tt.want && len(got) > 0:
-			t.Errorf("%.1fx slower: warned %q", tt.by, got)
+			t.Errorf("%.1fx slower, engine %q: warned %q", tt.by, tt.engine, got)
 		}
+	}
+}
+
+// TestShowNamesTheEnginesAndTheirKind: a table of two engines says which interprets and which compiles; one of a
+// single engine says nothing of it.
+func TestShowNamesTheEnginesAndTheirKind(t *testing.T) {
+	a, err := artifact.Read("../reports/testdata/json.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := artifact.Read("../reports/testdata/json.json")
+	if got := warningsOf(Build([]Loaded{{"a.json", a}, {"b.json", b}}, Options{}, nil), Engines); len(got) > 0 {
+		t.Errorf("one engine, notes %q", got)
+	}
+	b.Engine = artifact.Engine{Name: "jsc", Version: "2.50.6"}
+	got := warningsOf(Build([]Loaded{{"a.json", a}, {"b.json", b}}, Options{}, nil), Engines)
+	want := "engines: quickjs 2025-04-26 (interpreter), jsc 2.50.6 (JIT): each ×ref is over the engine's own ref_js_loop"
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Errorf("notes %q, want one that starts %q", got, want)
 	}
 }
 

@@ -47,6 +47,8 @@ const (
 	Confirmation Kind = "confirmation"
 	// Unmatched: an artifact without its counterpart on the other side of a gate (Match): not gated.
 	Unmatched Kind = "unmatched"
+	// Engines: the table holds artifacts of several engines, each ×ref over its own ref_js_loop.
+	Engines Kind = "engines"
 	// Sequential: how compare's sequential rounds (--budget) ended, and the alpha of the look that judged them.
 	Sequential Kind = "sequential"
 )

@@ -4,6 +4,7 @@ package artifact
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/stats"
@@ -17,7 +18,8 @@ const Schema = 6
 // process per run (fromV1); schema 2 took a case's ratio_to_ref as the median of its processes' ratios, and schema 3
 // as the least process median over the least ref median (fromEarlier); schemas 1 to 4 named the prediction intervals
 // ci_* (fromV4); schemas 1 to 5 took median_ns over every process, in whatever state each ran (they record no
-// states, so every process reads as in the fastest).
+// states, so every process reads as in the fastest), and had no engine, which was QuickJS unless a program's
+// `meta engine` line said otherwise (fromV5).
 const (
 	SchemaV1 = 1
 	SchemaV2 = 2
@@ -28,12 +30,15 @@ const (
 
 // Artifact is one run of one program on one target.
 type Artifact struct {
-	Schema     int       `json:"schema"`
-	Tool       string    `json:"tool"`
-	Target     string    `json:"target"`
-	Program    string    `json:"program"`
-	Codec      string    `json:"codec,omitempty"`
-	Complete   bool      `json:"complete"`
+	Schema   int    `json:"schema"`
+	Tool     string `json:"tool"`
+	Target   string `json:"target"`
+	Program  string `json:"program"`
+	Codec    string `json:"codec,omitempty"`
+	Complete bool   `json:"complete"`
+	// Engine is the JavaScript engine the program ran on. Schema 6: an older reader would take another engine's
+	// numbers for QuickJS's.
+	Engine     Engine    `json:"engine"`
 	Device     Device    `json:"device"`
 	Settings   Settings  `json:"settings"`
 	StartedAt  time.Time `json:"started_at"`
@@ -54,8 +59,29 @@ type Artifact struct {
 	// NotImplemented are the cases asked for that the program does not list (a bridge that implements a subset);
 	// they are neither measured nor failures.
 	NotImplemented []string `json:"not_implemented,omitempty"`
+	// NotImplementedWhy gives, for cases of NotImplemented, why the program lacks them: its `meta
+	// not_implemented.CASE REASON` lines. Absent when it gave none.
+	NotImplementedWhy map[string]string `json:"not_implemented_why,omitempty"`
 	// Meta are the program's own meta lines (program, codec, engine, bridge, quickjs, compiler, ...).
 	Meta map[string]string `json:"meta,omitempty"`
+}
+
+// Engine names a JavaScript engine and its version: {"name": "quickjs", "version": "2025-04-26"}. The name is empty
+// when the program did not say (a user's program without a `meta engine` line).
+type Engine struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// String is "quickjs 2025-04-26", or "" for an unknown engine.
+func (e Engine) String() string {
+	return strings.TrimSpace(e.Name + " " + e.Version)
+}
+
+// ParseEngine reads a `meta engine` line's value, "NAME VERSION" (the version may hold spaces, or be absent).
+func ParseEngine(meta string) Engine {
+	name, version, _ := strings.Cut(strings.TrimSpace(meta), " ")
+	return Engine{Name: name, Version: strings.TrimSpace(version)}
 }
 
 // Program kinds.
@@ -407,10 +433,22 @@ func (a *Artifact) Case(name string) *Case {
 }
 
 // Label names the artifact in a table: "floor linux", "json linux", or the user bridge's codec, with the busy work
-// it added ("json linux slowdown=0.1").
+// it added ("json linux slowdown=0.1"); the floor of an engine besides QuickJS with its name ("floor jsc linux").
 func (a *Artifact) Label() string {
+	return a.label(a.Engine.Name != "quickjs")
+}
+
+// LabelNamingEngine is Label with a floor's engine named, QuickJS's too ("floor quickjs linux"): for a table of
+// several engines.
+func (a *Artifact) LabelNamingEngine() string {
+	return a.label(true)
+}
+
+func (a *Artifact) label(engine bool) string {
 	l := a.Program + " " + a.Target
 	switch {
+	case a.Program == ProgramFloor && engine && a.Engine.Name != "":
+		l = "floor " + a.Engine.Name + " " + a.Target
 	case a.Program == ProgramFloor:
 		l = "floor " + a.Target
 	case a.Codec != "":

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/bench-bridge/bench-bridge/stats"
 )
@@ -64,7 +65,9 @@ func Parse(data []byte) (*Artifact, error) {
 			return nil, err
 		}
 	}
-	a.Schema = Schema
+	if schema < Schema {
+		fromV5(&a)
+	}
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
@@ -98,6 +101,18 @@ func fromV4(a *Artifact, data []byte) error {
 		c.PILowNs, c.PIHighNs, c.PILevel, c.RatioPILow, c.RatioPIHigh = o.CILowNs, o.CIHighNs, o.CILevel, o.RatioCILow, o.RatioCIHigh
 	}
 	return nil
+}
+
+// fromV5 gives an artifact of schemas 1 to 5 its engine: what its program said in a `meta engine` line (a user's
+// program over another engine), else the QuickJS it was built with, which every reference program then was.
+func fromV5(a *Artifact) {
+	switch {
+	case a.Meta["engine"] != "":
+		a.Engine = ParseEngine(a.Meta["engine"])
+	case a.Device.QuickJS != "":
+		a.Engine = Engine{Name: "quickjs", Version: a.Device.QuickJS}
+	}
+	a.Schema = Schema
 }
 
 // recomputeIntervals recomputes every prediction interval of a converted artifact from its processes, by this
@@ -251,6 +266,9 @@ func (a *Artifact) Validate() error {
 	}
 	if a.Program != ProgramBridge && a.Program != ProgramFloor {
 		return fmt.Errorf("field \"program\" is %q, want %q or %q", a.Program, ProgramBridge, ProgramFloor)
+	}
+	if a.Engine.Name == "" && a.Engine.Version != "" || strings.ContainsAny(a.Engine.Name, " \t\n") {
+		return fmt.Errorf("field \"engine\" is {name %q, version %q}: want a name of one word, and a version only with a name", a.Engine.Name, a.Engine.Version)
 	}
 	seen := map[string]bool{}
 	for i, c := range a.Cases {

@@ -251,7 +251,7 @@ func TestReadsCommittedArtifacts(t *testing.T) {
 		if err := json.Unmarshal(data, &raw); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		if raw.Schema >= SchemaV5 {
+		if raw.Schema >= SchemaV5 { // the intervals named pi_*
 			var current struct {
 				Cases []Case `json:"cases"`
 			}
@@ -268,6 +268,9 @@ func TestReadsCommittedArtifacts(t *testing.T) {
 			t.Errorf("%v", err)
 			continue
 		}
+		if a.Engine.Name == "" {
+			t.Errorf("%s: read without an engine (meta %v, quickjs %q)", f, a.Meta, a.Device.QuickJS)
+		}
 		if a.Schema != Schema || len(a.Cases) != len(raw.Cases) {
 			t.Errorf("%s: schema %d, %d cases; want %d, %d", f, a.Schema, len(a.Cases), Schema, len(raw.Cases))
 			continue
@@ -280,5 +283,37 @@ func TestReadsCommittedArtifacts(t *testing.T) {
 	}
 	if !schemas[SchemaV1] || !schemas[SchemaV4] || !schemas[SchemaV5] {
 		t.Errorf("committed artifacts of schemas %v; the test means to read schemas 1, 4 and 5", schemas)
+	}
+}
+
+// TestOlderSchemasGetTheirEngine: an artifact of schema 5 is read with the engine its program named in a `meta
+// engine` line, else with the QuickJS it was built with.
+func TestOlderSchemasGetTheirEngine(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "reports", "bench", "nightly", "linux.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Engine != (Engine{Name: "quickjs", Version: "2025-04-26"}) {
+		t.Errorf("a QuickJS bridge of schema 5: engine %+v", a.Engine)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["schema"] != float64(SchemaV5) {
+		t.Fatalf("the nightly artifact is of schema %v, the test wants 5", m["schema"])
+	}
+	m["meta"] = map[string]string{"engine": "duktape 2.7.0"}
+	m["device"].(map[string]any)["quickjs"] = ""
+	data, _ = json.Marshal(m)
+	if a, err = Parse(data); err != nil {
+		t.Fatal(err)
+	}
+	if a.Engine != (Engine{Name: "duktape", Version: "2.7.0"}) || a.Schema != Schema {
+		t.Errorf("a Duktape program's artifact of schema 5: engine %+v, schema %d", a.Engine, a.Schema)
 	}
 }

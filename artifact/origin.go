@@ -10,7 +10,7 @@ import (
 // Kinds of Difference, in the order a reader should hear of them.
 const (
 	DiffDevice  = "device"  // another machine, CPU, kernel, or emulated on one side only: raw times do not compare
-	DiffEngine  = "engine"  // another QuickJS
+	DiffEngine  = "engine"  // another engine, or another version of one
 	DiffBuild   = "build"   // another program, compiler, flags or defines
 	DiffSession = "session" // measured in different sessions (runs), not side by side
 )
@@ -72,16 +72,10 @@ func BeyondPrograms(ds []Difference) []Difference {
 	})
 }
 
-// engine names the engine a's program ran on: what the program says of itself in its `meta engine` line (a bridge
-// of the user's, another engine), else the QuickJS bench-bridge built it with.
+// engine names the engine a's program ran on, "NAME VERSION" (an artifact of an older schema gets it on reading:
+// fromV5).
 func (a *Artifact) engine() string {
-	if e := a.Meta["engine"]; e != "" {
-		return e
-	}
-	if a.Device.QuickJS != "" {
-		return "QuickJS " + a.Device.QuickJS
-	}
-	return ""
+	return a.Engine.String()
 }
 
 // sessionName names a's session: its ID, or for an artifact without one (schema 1, one run) the run's start.

@@ -1,9 +1,13 @@
 package artifact
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
+
+// quickjs is the engine of the artifacts the tests below change.
+var quickjs = Engine{Name: "quickjs", Version: "2025-04-26"}
 
 func TestSameDeviceAndDifferences(t *testing.T) {
 	native := Device{OS: "Linux (Debian 12)", Kernel: "6.1.0", Arch: "x86_64", CPUModel: "Intel(R) Xeon(R) Processor", Cores: 2,
@@ -23,9 +27,9 @@ func TestSameDeviceAndDifferences(t *testing.T) {
 		{"another phone", func(a *Artifact) { a.Device.Android = &Android{Manufacturer: "Google", Model: "Pixel 7"} }, false,
 			"different models (none, Google Pixel 7)"},
 		{"more cores", func(a *Artifact) { a.Device.Cores = 8 }, false, "different core counts (2, 8)"},
-		{"another engine", func(a *Artifact) { a.Device.QuickJS = "2024-01-13" }, true, "different engines (QuickJS 2025-04-26, QuickJS 2024-01-13)"},
-		{"a program on another engine", func(a *Artifact) { a.Device.QuickJS, a.Meta = "", map[string]string{"engine": "duktape 2.7.0"} }, true,
-			"different engines (QuickJS 2025-04-26, duktape 2.7.0)"},
+		{"another engine", func(a *Artifact) { a.Device.QuickJS, a.Engine.Version = "2024-01-13", "2024-01-13" }, true, "different engines (quickjs 2025-04-26, quickjs 2024-01-13)"},
+		{"a program on another engine", func(a *Artifact) { a.Device.QuickJS, a.Engine = "", Engine{Name: "duktape", Version: "2.7.0"} }, true,
+			"different engines (quickjs 2025-04-26, duktape 2.7.0)"},
 		{"the floor", func(a *Artifact) { a.Program, a.Codec, a.Device.CFlags = ProgramFloor, "", "-O2" }, true,
 			"different programs (json bridge, floor), cflags (-DBB_CODEC_JSON, none)"},
 		{"another compiler", func(a *Artifact) { a.Device.Compiler = "clang 16" }, true, "different compilers (gcc 12.2.0, clang 16)"},
@@ -38,14 +42,14 @@ func TestSameDeviceAndDifferences(t *testing.T) {
 		// Measured on another device with another engine and build: the device's differences are named, the
 		// others by kind.
 		{"everything", func(a *Artifact) {
-			a.Device.Arch, a.Device.Kernel, a.Device.Compiler, a.Device.QuickJS = "armv7l", "5.4", "arm-linux-gnueabi-gcc", "2024"
+			a.Device.Arch, a.Device.Kernel, a.Device.Compiler, a.Engine.Version = "armv7l", "5.4", "arm-linux-gnueabi-gcc", "2024"
 		}, false, "different architectures (x86_64, armv7l), kernels (6.1.0, 5.4), and different engines and builds"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-			a := &Artifact{Target: "linux", Program: ProgramBridge, Codec: "json", Device: native, StartedAt: start, Session: Session{ID: "s1"}}
-			b := &Artifact{Target: "linux", Program: ProgramBridge, Codec: "json", Device: native, StartedAt: start, Session: Session{ID: "s1"}}
+			a := &Artifact{Target: "linux", Program: ProgramBridge, Codec: "json", Device: native, Engine: quickjs, StartedAt: start, Session: Session{ID: "s1"}}
+			b := &Artifact{Target: "linux", Program: ProgramBridge, Codec: "json", Device: native, Engine: quickjs, StartedAt: start, Session: Session{ID: "s1"}}
 			tt.change(b)
 			if got := SameDevice(a, b); got != tt.same {
 				t.Errorf("SameDevice = %v, want %v", got, tt.same)
@@ -85,8 +89,8 @@ func TestBeyondPrograms(t *testing.T) {
 			a.Program, a.Codec, a.Device.CFlags, a.Device.Compiler = ProgramFloor, "", "-O2", "clang 16"
 		}, "different compilers (gcc 12.2.0, clang 16)"},
 		{"the floor on another QuickJS", func(a *Artifact) {
-			a.Program, a.Codec, a.Device.QuickJS = ProgramFloor, "", "2024-01-13"
-		}, "different engines (QuickJS 2025-04-26, QuickJS 2024-01-13)"},
+			a.Program, a.Codec, a.Device.QuickJS, a.Engine.Version = ProgramFloor, "", "2024-01-13", "2024-01-13"
+		}, "different engines (quickjs 2025-04-26, quickjs 2024-01-13)"},
 		{"the floor with a define", func(a *Artifact) {
 			a.Program, a.Codec, a.Settings.Defines = ProgramFloor, "", []string{"BB_EXTRA_WORK"}
 		}, "different defines (none, BB_EXTRA_WORK)"},
@@ -99,8 +103,8 @@ func TestBeyondPrograms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := &Artifact{Program: ProgramBridge, Codec: "json", Device: native, Session: Session{ID: "s1"}}
-			b := &Artifact{Program: ProgramBridge, Codec: "json", Device: native, Session: Session{ID: "s1"}}
+			a := &Artifact{Program: ProgramBridge, Codec: "json", Device: native, Engine: quickjs, Session: Session{ID: "s1"}}
+			b := &Artifact{Program: ProgramBridge, Codec: "json", Device: native, Engine: quickjs, Session: Session{ID: "s1"}}
 			tt.change(b)
 			ds := Differences(a, b)
 			if len(ds) == 0 {
@@ -114,5 +118,21 @@ func TestBeyondPrograms(t *testing.T) {
 				t.Errorf("BeyondPrograms left %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestLabelNamesAnotherEnginesFloor: QuickJS's floor keeps its label; another engine's floor says which engine.
+func TestLabelNamesAnotherEnginesFloor(t *testing.T) {
+	for _, tt := range []struct {
+		engine Engine
+		want   string
+	}{{quickjs, "floor linux"}, {Engine{}, "floor linux"}, {Engine{Name: "jsc", Version: "2.50.6"}, "floor jsc linux"}} {
+		a := &Artifact{Program: ProgramFloor, Target: "linux", Engine: tt.engine}
+		if got := a.Label(); got != tt.want {
+			t.Errorf("the floor of %+v: label %q, want %q", tt.engine, got, tt.want)
+		}
+		if got, want := a.LabelNamingEngine(), strings.Replace(tt.want, "floor linux", "floor "+tt.engine.Name+" linux", 1); tt.engine.Name != "" && got != want {
+			t.Errorf("the floor of %+v, naming its engine: label %q, want %q", tt.engine, got, want)
+		}
 	}
 }

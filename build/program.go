@@ -50,15 +50,6 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 	default:
 		return nil, fmt.Errorf("unknown program kind %q", kind)
 	}
-	files := map[string][]byte{}
-	sourceNames := append(slices.Clone(benchbridge.CommonSources), sources...)
-	for _, name := range sourceNames {
-		b, err := benchbridge.CSources.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		files[filepath.Base(name)] = b
-	}
 	extra, err := defineFlags(defines)
 	if err != nil {
 		return nil, err
@@ -68,58 +59,103 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 		defines = nil
 	}
 	defines = append(defines, extra...)
-	keyParts := []string{kind, codec, lib.Compiler, strings.Join(lib.Objects, " "), strings.Join(tc.CFlags, " "), strings.Join(tc.LDFlags, " "), strings.Join(defines, " ")}
+	name := kind
+	if codec != "" {
+		name += "-" + codec
+	}
+	prog := &Program{Kind: kind, Codec: codec, Compiler: lib.Compiler,
+		CFlags: strings.Join(append(append([]string{}, tc.CFlags...), defines...), " ")}
+	in := linkInputs{name: name, sources: sources, compile: slices.Concat(defines, []string{"-I", lib.Src}), link: lib.Objects,
+		key: []string{kind, codec, lib.Compiler, strings.Join(lib.Objects, " "), strings.Join(tc.CFlags, " "), strings.Join(tc.LDFlags, " "), strings.Join(defines, " ")}}
+	if prog.Path, err = linkCached(ctx, tc, in, log); err != nil {
+		return nil, err
+	}
+	return prog, nil
+}
+
+// linkInputs are what one program is built from besides the harness: its own sources, compile arguments, what it
+// links with, and everything else its cache key must hold.
+type linkInputs struct {
+	name          string
+	sources       []string // embedded paths: the program's C files and headers
+	compile, link []string
+	key           []string
+}
+
+// linkCached compiles harness.c and the program's C files into a binary named in.name, or returns the cached one
+// built from the same sources, arguments and key.
+func linkCached(ctx context.Context, tc Toolchain, in linkInputs, log io.Writer) (string, error) {
+	files := map[string][]byte{}
+	sourceNames := append(slices.Clone(benchbridge.CommonSources), in.sources...)
+	for _, name := range sourceNames {
+		b, err := benchbridge.CSources.ReadFile(name)
+		if err != nil {
+			return "", err
+		}
+		files[filepath.Base(name)] = b
+	}
+	keyParts := slices.Concat(in.key, in.compile, in.link)
 	for _, name := range slices.Sorted(maps.Keys(files)) { // in a fixed order: the same sources, the same key
 		keyParts = append(keyParts, name, string(files[name]))
 	}
 	cache, err := CacheDir()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	name := kind
-	if codec != "" {
-		name += "-" + codec
-	}
-	dir := filepath.Join(cache, "programs", tc.Name+"-"+name+"-"+hashOf(keyParts...))
-	prog := &Program{Kind: kind, Codec: codec, Path: filepath.Join(dir, name), Compiler: lib.Compiler,
-		CFlags: strings.Join(append(append([]string{}, tc.CFlags...), defines...), " ")}
-	if _, err := os.Stat(prog.Path); err == nil {
-		return prog, nil
+	dir := filepath.Join(cache, "programs", tc.Name+"-"+in.name+"-"+hashOf(keyParts...))
+	path := filepath.Join(dir, in.name)
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
 	}
 	unlock, err := lockFile(ctx, dir+".lock")
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer unlock()
-	if _, err := os.Stat(prog.Path); err == nil {
-		return prog, nil
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
 	}
-	fmt.Fprintf(log, "building %s for %s\n", name, tc.Name)
+	fmt.Fprintf(log, "building %s for %s\n", in.name, tc.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return "", err
 	}
 	for n, b := range files {
 		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	// Link to a temporary name first: a binary at prog.Path is always a complete one.
-	args := append([]string{}, defines...)
-	args = append(args, "-I", lib.Src, "-I", dir)
-	for _, name := range sourceNames { // the harness's C files, then the program's
+	// A C++ file (a floor over an engine whose API is C++) is compiled on its own, as C++17, and the program is
+	// linked by the C++ compiler; the C files are compiled and linked in one step with it.
+	args := append(slices.Clone(in.compile), "-I", dir)
+	linkWith, asC := tc.compile, []string(nil)
+	for _, name := range in.sources {
+		ext := filepath.Ext(name)
+		if ext != ".cpp" && ext != ".cc" {
+			continue
+		}
+		obj := filepath.Join(dir, strings.TrimSuffix(filepath.Base(name), ext)+".o")
+		cxx := append(slices.Concat([]string{"-std=c++17"}, tc.CFlags, args), "-c", filepath.Join(dir, filepath.Base(name)), "-o", obj)
+		if err := runIn(ctx, dir, cxxFor(tc.CC), cxx...); err != nil {
+			return "", fmt.Errorf("building %s: %w", in.name, err)
+		}
+		args = append(args, obj)
+		asC = []string{"-x", "c"} // the C++ driver would take a .c file for C++
+		linkWith = func(ctx context.Context, dir string, args ...string) error {
+			return runIn(ctx, dir, cxxFor(tc.CC), slices.Concat(tc.CFlags, args)...)
+		}
+	}
+	for _, name := range slices.Concat(benchbridge.HarnessSources, in.sources) { // harness.c (every part), then the program's
 		if strings.HasSuffix(name, ".c") {
-			args = append(args, filepath.Join(dir, filepath.Base(name)))
+			args = append(append(args, asC...), filepath.Join(dir, filepath.Base(name)))
 		}
 	}
-	args = append(append(args, lib.Objects...), tc.LDFlags...)
-	args = append(args, "-o", prog.Path+".tmp")
-	if err := tc.compile(ctx, dir, args...); err != nil {
-		return nil, tc.diagnose(ctx, fmt.Errorf("building %s: %w", name, err))
+	// Link to a temporary name first: a binary at path is always a complete one.
+	args = append(append(args, in.link...), tc.LDFlags...)
+	args = append(args, "-o", path+".tmp")
+	if err := linkWith(ctx, dir, args...); err != nil {
+		return "", tc.diagnose(ctx, fmt.Errorf("building %s: %w", in.name, err))
 	}
-	if err := os.Rename(prog.Path+".tmp", prog.Path); err != nil {
-		return nil, err
-	}
-	return prog, nil
+	return path, os.Rename(path+".tmp", path)
 }
 
 // defineName is what a compile-time option's name may be: a C identifier.

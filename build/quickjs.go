@@ -28,6 +28,9 @@ const (
 	quickJSMirror       = "http://deb.debian.org/debian"
 )
 
+// QuickJSDebianVersion is the Debian source package's version the pinned release comes from.
+const QuickJSDebianVersion = quickJSDebianVer
+
 // EnvQuickJSSrc names the environment variable that points at a user's own QuickJS source tree.
 const EnvQuickJSSrc = "BENCH_BRIDGE_QUICKJS_SRC"
 

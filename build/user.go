@@ -27,8 +27,9 @@ type UserBuild struct {
 //	CC, CXX, CFLAGS, CXXFLAGS, LDFLAGS   the target's toolchain (CXX: $CXX, else the C++ compiler beside CC)
 //	BENCH_BRIDGE_QUICKJS_SRC             QuickJS's source tree (for -I)
 //	BENCH_BRIDGE_QUICKJS_OBJS            QuickJS's object files, space separated
-//	BENCH_BRIDGE_HARNESS                 a directory holding the harness: its C files, every one to compile
-//	                                     ($BENCH_BRIDGE_HARNESS/*.c, with harness.c's main), harness.h (what a
+//	BENCH_BRIDGE_HARNESS                 a directory holding the harness: harness.c, the one file to compile
+//	                                     (it includes the other C files, each empty on its own, so that
+//	                                     compiling $BENCH_BRIDGE_HARNESS/*.c links too), harness.h (what a
 //	                                     bridge includes), cases.def (the case list) and case_table.h (the
 //	                                     reference programs' set-ups, loops and case table)
 func UserBridge(ctx context.Context, tc Toolchain, lib *Library, name, dir, command, binary string, log io.Writer) (*Program, error) {

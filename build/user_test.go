@@ -34,7 +34,7 @@ printf '#!/bin/sh\n' > prog && chmod +x prog`
 	}
 	listing, _ := os.ReadFile(filepath.Join(dir, "harness.txt"))
 	files := strings.Fields(string(listing))
-	for _, f := range append([]string{"harness.h", "case_table.h", "cases.def"}, benchbridge.HarnessSources...) {
+	for _, f := range slices.Concat([]string{"harness.h", "harness_core.h", "engine.h", "case_table.h", "cases.def"}, benchbridge.HarnessSources, benchbridge.HarnessParts) {
 		if !slices.Contains(files, filepath.Base(f)) {
 			t.Errorf("BENCH_BRIDGE_HARNESS holds %q, no %s", files, filepath.Base(f))
 		}
@@ -45,7 +45,7 @@ printf '#!/bin/sh\n' > prog && chmod +x prog`
 			cFiles = append(cFiles, f)
 		}
 	}
-	for _, f := range benchbridge.HarnessSources {
+	for _, f := range slices.Concat(benchbridge.HarnessSources, benchbridge.HarnessParts) {
 		harnessFiles = append(harnessFiles, filepath.Base(f))
 	}
 	slices.Sort(cFiles)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/hint"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
@@ -41,6 +42,7 @@ type Options struct {
 func Check(ctx context.Context, cfg *config.Config, names []string, o Options) []Finding {
 	var out []Finding
 	out = append(out, quickJS(o.QuickJSSrc))
+	out = append(out, otherEngines(engines.Local())...)
 	for _, name := range names {
 		out = append(out, checkTarget(ctx, cfg, name, o)...)
 	}
@@ -71,6 +73,24 @@ func quickJS(explicit string) Finding {
 	}
 	f.OK, f.Detail = true, "not cached yet: the first run fetches Debian's source package (about 1 MB)"
 	return f
+}
+
+// otherEngines checks the parts of every engine but QuickJS on this machine: none is required (the default floor is
+// QuickJS's), and each missing one is named with the Debian package that brings it.
+func otherEngines(s engines.System) []Finding {
+	var out []Finding
+	for _, e := range engines.All {
+		if e.Name == engines.QuickJS {
+			continue
+		}
+		st := e.Check(s)
+		f := Finding{Target: "-", Part: "engine " + e.Name, OK: st.Have, Detail: st.Detail, Fix: st.Fix}
+		if st.Have {
+			f.Detail = e.Title + " " + st.Version + " (" + st.Detail + ")"
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // checkTarget checks one target: its definition, its compiler, the device and its profilers.

@@ -158,9 +158,11 @@ func SeriesOf(a *artifact.Artifact, device string) SeriesKey {
 	if a.Program == artifact.ProgramBridge && a.Codec != "" {
 		program = a.Codec + " bridge"
 	}
-	quickjs := a.Device.QuickJS
-	if e := a.Meta["engine"]; e != "" {
-		quickjs = e
+	// The series' quickjs column holds QuickJS's version, as it always has (so that a night of today continues the
+	// series of the nights before it), and another engine's name and version.
+	quickjs := a.Engine.String()
+	if a.Engine.Name == "quickjs" {
+		quickjs = a.Engine.Version
 	}
 	build := strings.Join(append(strings.Fields(a.Device.CFlags), a.Settings.Defines...), " ")
 	return SeriesKey{Device: device, Program: program, Compiler: a.Device.Compiler, QuickJS: quickjs, Build: build}

@@ -49,7 +49,7 @@ var (
 // own are the functions of the bench programs' own sources: the boundary code, which a profile must name.
 var own = func() map[string]bool {
 	m := map[string]bool{}
-	for _, f := range slices.Concat([]string{benchbridge.Floor, benchbridge.CaseTable}, benchbridge.HarnessSources, benchbridge.BridgeSources) {
+	for _, f := range slices.Concat([]string{benchbridge.Floor, benchbridge.CaseTable}, benchbridge.HarnessParts, benchbridge.BridgeSources) {
 		src, err := benchbridge.CSources.ReadFile(f)
 		if err != nil {
 			continue

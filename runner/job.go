@@ -31,6 +31,8 @@ type Job struct {
 	User *UserBridge
 	// Defines are extra compile-time options of the reference bridge or the floor (see build.BuildProgram).
 	Defines []string
+	// Engine is the engine of the floor: "" or "quickjs" for QuickJS's, else one of build.EngineFloors.
+	Engine string
 	// Builder, when set, makes the program instead of Build: the command layer's tests give programs of their own.
 	Builder func(context.Context, *Job) (*build.Program, error)
 }
@@ -57,6 +59,9 @@ func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 	tc, err := j.Toolchain()
 	if err != nil {
 		return nil, err
+	}
+	if j.Engine != "" && j.Engine != "quickjs" && j.User == nil && j.Kind == artifact.ProgramFloor {
+		return build.BuildEngineFloor(ctx, tc, j.Engine, j.Log)
 	}
 	if u := j.User; u != nil && u.Build == "" && u.Rev == "" {
 		// A prebuilt program: nothing to build, so no QuickJS to fetch or build either.

@@ -10,6 +10,9 @@ import (
 	"github.com/bench-bridge/bench-bridge/build"
 )
 
+// notImplementedKey starts the meta key of a program's reason for lacking a case: `meta not_implemented.CASE REASON`.
+const notImplementedKey = "not_implemented."
+
 // recordProvenance fills what the artifact says about the program from what it reported (its meta lines) and how
 // it was built. A user's program gets a QuickJS version only when it reports one: it may be another engine. Its
 // codec is what it reports, and its compiler is what it reports beside what its build was handed.
@@ -17,9 +20,23 @@ func recordProvenance(a *artifact.Artifact, prog *build.Program, meta map[string
 	if len(meta) > 0 {
 		a.Meta = maps.Clone(meta)
 	}
+	if e := meta["engine"]; e != "" {
+		a.Engine = artifact.ParseEngine(e)
+	}
+	for _, c := range a.NotImplemented {
+		if why := meta[notImplementedKey+c]; why != "" {
+			if a.NotImplementedWhy == nil {
+				a.NotImplementedWhy = map[string]string{}
+			}
+			a.NotImplementedWhy[c] = why
+		}
+	}
 	if prog.User == nil {
 		if q := meta["quickjs"]; q != "" {
 			a.Device.QuickJS = q
+		}
+		if a.Engine.Name == "" && a.Device.QuickJS != "" { // a reference program built before the harness said
+			a.Engine = artifact.Engine{Name: "quickjs", Version: a.Device.QuickJS}
 		}
 		return
 	}

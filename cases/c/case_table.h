@@ -136,81 +136,8 @@ static int run_js_loop(void *state, uint64_t n, uint64_t *ops)
 	return 0;
 }
 
-/* run_call_add: the loop runs in C, one call of add (or the callback) per op. */
-static int run_call_add(void *state, uint64_t n, uint64_t *ops)
-{
-	double s = 0;
-	uint64_t i;
-
-	for (i = 0; i < n; i++)
-		if (call_add(state, s, (double)i, &s) < 0)
-			return -1;
-	bb_sink += s;
-	*ops = n;
-	return 0;
-}
-
-static int run_call_obj(void *state, uint64_t n, uint64_t *ops)
-{
-	bb_obj_out out;
-	bb_obj_in in;
-	uint64_t i;
-
-	for (i = 0; i < n; i++) {
-		in = bb_obj_sample((int32_t)(i & 0x7fffffff));
-		if (call_obj(state, &in, &out) < 0)
-			return -1;
-		bb_sink += out.x + out.id;
-	}
-	*ops = n;
-	return 0;
-}
-
-/* run_call_text: the host sends its text, one call per op, and reads the length of what comes back. */
-static int run_call_text(void *state, uint64_t n, uint64_t *ops)
-{
-	bb_str in = text_of((BB_STATE *)state), out;
-	uint64_t i;
-
-	for (i = 0; i < n; i++) {
-		if (call_text(state, &in, &out) < 0)
-			return -1;
-		bb_sink += (double)out.len;
-	}
-	*ops = n;
-	return 0;
-}
-
-static int run_call_record(void *state, uint64_t n, uint64_t *ops)
-{
-	bb_record in, out;
-	uint64_t i;
-
-	in.text = text_of((BB_STATE *)state);
-	for (i = 0; i < n; i++) {
-		in.id = (int32_t)(i & 0x7fffffff);
-		if (call_record(state, &in, &out) < 0)
-			return -1;
-		bb_sink += (double)out.id + (double)out.text.len;
-	}
-	*ops = n;
-	return 0;
-}
-
-/* run_call_fail: one call of the throwing function per op; the host reads the length of the error's text. */
-static int run_call_fail(void *state, uint64_t n, uint64_t *ops)
-{
-	bb_str text;
-	uint64_t i;
-
-	for (i = 0; i < n; i++) {
-		if (call_fail(state, (int32_t)(i & 0x7fffffff), &text) < 0)
-			return -1;
-		bb_sink += (double)text.len;
-	}
-	*ops = n;
-	return 0;
-}
+#define BB_LOOPS_ALL 1
+#include "case_loops.h"
 
 /* ==== The table ==== */
 

@@ -1,5 +1,6 @@
 /* harness_host.c: the host-side work of every case, the same in every program, so that the floor and the bridges
  * differ only in how values cross; and the checks the programs run at set-up against it. */
+#ifdef BB_HARNESS_UNITY /* compiled through harness.c, which says why */
 #include "harness_internal.h"
 
 #include <inttypes.h>
@@ -259,3 +260,5 @@ int bb_ui_set_named(bb_ui *ui, double id, const char *key, size_t key_len, doubl
 {
 	return bb_ui_set(ui, id, bb_ui_key(key, key_len), value);
 }
+
+#endif /* BB_HARNESS_UNITY */

@@ -1,18 +1,19 @@
-/* harness_internal.h: what the harness's own files share. Bridges include harness.h only.
+/* harness_internal.h: what the harness's own files share. Bridges include harness.h (or harness_core.h) only.
  *
- * The harness is one C file per job, each its own compilation unit; a program compiles them all:
- *   harness.c          main(): the commands list, run and loop, their flags, the header and the error records
+ * The harness is one C file per job, all compiled as one through harness.c:
+ *   harness_main.c     main(): the commands list, run and loop, their flags, the header and the error records
  *   harness_measure.c  one case's run: set-up, warm-up, calibration, samples, the ref case beside them
  *   harness_timing.c   the clock, the timer's overhead and the slowdown hook's busy work
  *   harness_memory.c   allocation counting, the memory pass and the rss record
  *   harness_host.c     the host-side work every program shares
- *   harness_js.c       the QuickJS helpers
  *   harness_scripts.c  the JavaScript of every case
- *   itimer.c           the sampling profiler of `loop --itimer` */
+ *   itimer.c           the sampling profiler of `loop --itimer`
+ *   engine_quickjs.c   the QuickJS adapter (engine.h) and helpers (harness.h) */
 #ifndef BB_HARNESS_INTERNAL_H
 #define BB_HARNESS_INTERNAL_H
 
-#include "harness.h"
+#include "engine.h"
+#include "harness_core.h"
 
 #include <time.h>
 
@@ -79,10 +80,6 @@ double harness_slowdown_calibrate(double target_ns);
 int harness_memory_pass(const bb_case *c);
 /* harness_print_rss prints the process's peak resident set size as one `rss BYTES` record. */
 void harness_print_rss(void);
-/* harness_runtime_new makes the runtime of bb_js_new: on the counting allocator while the memory pass sets its case
- * up, else on QuickJS's default. harness_runtime_free frees one. NULL when QuickJS failed. */
-JSRuntime *harness_runtime_new(void);
-void harness_runtime_free(JSRuntime *rt);
 
 /* ---- The cases' JavaScript (harness_scripts.c) ---- */
 

@@ -1,5 +1,6 @@
 /* harness_measure.c: one case's run in `run` (docs/protocol.md): set-up, warm-up, calibration, the slowdown it
  * asks for, the samples with the ref case's beside them, the memory pass and teardown. */
+#ifdef BB_HARNESS_UNITY /* compiled through harness.c, which says why */
 #include "harness_internal.h"
 
 #include <inttypes.h>
@@ -277,3 +278,5 @@ void harness_beside_teardown(void)
 	if (beside.c)
 		beside.c->teardown(beside.state);
 }
+
+#endif /* BB_HARNESS_UNITY */

@@ -5,6 +5,7 @@
  * Script -> host cases define bench(n), whose loop makes n crossings, and check their host functions when the script
  * is evaluated (an exception there fails the case). Host -> script cases define the function the host calls;
  * callback hands one to host_register(). */
+#ifdef BB_HARNESS_UNITY /* compiled through harness.c, which says why */
 #include "harness_internal.h"
 
 #include <string.h>
@@ -188,6 +189,7 @@ static const harness_script scripts[] = {
 };
 
 const char *const harness_prelude = js_prelude;
+const char *const bb_prelude = js_prelude;
 
 const harness_script *harness_script_find(const char *case_name)
 {
@@ -205,3 +207,12 @@ const char *bb_case_script(const char *case_name)
 
 	return s ? s->src : NULL;
 }
+
+int32_t bb_case_bytes(const char *case_name)
+{
+	const harness_script *s = harness_script_find(case_name);
+
+	return s ? s->bytes : -1;
+}
+
+#endif /* BB_HARNESS_UNITY */

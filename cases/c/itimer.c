@@ -21,6 +21,7 @@
  * A frame in code built without frame pointers (the C library) ends the walk or gives a wrong caller; the sampled
  * pc, which the self shares are made of, is always exact. Elsewhere (macOS has `sample`) start says it is not
  * supported. */
+#ifdef BB_HARNESS_UNITY /* compiled through harness.c, which says why */
 #include "itimer.h"
 
 #include <stdio.h>
@@ -331,3 +332,5 @@ int bb_itimer_stop(void)
 }
 
 #endif
+
+#endif /* BB_HARNESS_UNITY */

@@ -193,7 +193,7 @@ func (p compareArg) fileName(i int, target string) string {
 	if p.bridge != "" {
 		codec = fileRev(p.bridge)
 	}
-	name := strings.TrimSuffix(defaultName(target, p.kind, codec), ".json")
+	name := strings.TrimSuffix(defaultName(target, p.kind, codec, ""), ".json")
 	if p.slowdown > 0 {
 		name += "-slowdown" + strconv.FormatFloat(p.slowdown, 'g', -1, 64)
 	}

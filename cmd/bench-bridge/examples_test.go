@@ -51,19 +51,67 @@ func TestExampleCppBridge(t *testing.T) {
 	}
 }
 
+// TestExampleJSC builds examples/jsc, a bridge over JavaScriptCore's C API linked with the harness, and measures it:
+// three cases, the others not implemented, and the engine it names.
+func TestExampleJSC(t *testing.T) {
+	requireCC(t)
+	testenv.Require(t, "make", "apt-get install make (scripts/setup does it)")
+	requireFile(t, "/usr/include/webkitgtk-4.1/JavaScriptCore/JavaScript.h", "apt-get install libjavascriptcoregtk-4.1-dev (scripts/setup does it)")
+	a, _ := measureExample(t, "jsc")
+	requireThreeCases(t, a)
+	if a.Engine.Name != "jsc" || a.Engine.Version == "" || a.Codec != "jsc-class" || a.Device.QuickJS != "" {
+		t.Errorf("provenance: engine %+v, codec %q, quickjs %q: want JavaScriptCore's, and no QuickJS", a.Engine, a.Codec, a.Device.QuickJS)
+	}
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "jsc", "bridge.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(src), "\n"); n > 200 {
+		t.Errorf("examples/jsc/bridge.c has %d lines: the harness should keep a bridge of three cases under 200", n)
+	}
+}
+
+// TestFrozenHarnessBuild builds a user's C++ bridge with build files frozen from the release of 2026-12-01 (commit
+// 32f4e63: the Makefile compiles $BENCH_BRIDGE_HARNESS/harness.c alone, as docs/bridge.md then said) around today's
+// examples/cpp-quickjs/bridge.cpp, and measures two of its cases once: the harness's build interface is a contract.
+func TestFrozenHarnessBuild(t *testing.T) {
+	requireCC(t)
+	testenv.Require(t, "g++", "apt-get install g++ (scripts/setup does it)")
+	requireFile(t, "/usr/include/nlohmann/json.hpp", "apt-get install nlohmann-json3-dev (scripts/setup does it)")
+	dir := filepath.Join(t.TempDir(), "frozen")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "frozen-harness-2026-12-01"))); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "cpp-quickjs", "bridge.cpp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bridge.cpp"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	stdout, stderr, code := run(t, localName(), "--config", filepath.Join(dir, "bench-bridge.toml"), "--bridge", "cpp-quickjs",
+		"--cases", "script_to_host_scalar", "--runs", "1", "--samples", "3", "--min-time", "2ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("the frozen build: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	a := readArtifact(t, out)
+	var names []string
+	for _, c := range a.Cases {
+		names = append(names, c.Name)
+	}
+	if !a.Complete || len(a.Failures) > 0 || !slices.Equal(names, []string{"ref_js_loop", "script_to_host_scalar"}) || a.Meta["engine"] != "quickjs 2025-04-26" {
+		t.Fatalf("artifact: complete=%v cases %v failures %+v meta %v", a.Complete, names, a.Failures, a.Meta)
+	}
+}
+
 // TestExampleDuktape builds examples/duktape, a program of another engine that speaks the protocol itself, and
 // measures it: all cases are asked for; it lists three, and the others are recorded as not implemented.
 func TestExampleDuktape(t *testing.T) {
 	requireCC(t)
 	requireFile(t, "/usr/include/duktape.h", "apt-get install duktape-dev (scripts/setup does it)")
 	a, dir := measureExample(t, "duktape")
-	var names []string
-	for _, c := range a.Cases {
-		names = append(names, c.Name)
-	}
-	if !a.Complete || !slices.Equal(names, []string{"ref_js_loop", "script_to_host_scalar", "callback"}) || len(a.Failures) > 0 || len(a.NotImplemented) != len(cases.Catalogue)-3 {
-		t.Fatalf("artifact: complete=%v cases %v failures %+v, not implemented %v", a.Complete, names, a.Failures, a.NotImplemented)
-	}
+	requireThreeCases(t, a)
 	if a.Meta["engine"] != "duktape 2.7.0" || a.Device.QuickJS != "" || a.Codec != "duktape-stack" || !strings.HasPrefix(a.Device.Compiler, "gcc ") {
 		t.Errorf("provenance: meta %v, quickjs %q, codec %q, compiler %q: want Duktape's own, and no QuickJS version", a.Meta, a.Device.QuickJS, a.Codec, a.Device.Compiler)
 	}
@@ -79,6 +127,19 @@ func TestExampleDuktape(t *testing.T) {
 	}
 	if _, stderr, code := run(t, "check", "/bin/true"); code != 1 || !strings.Contains(stderr, "problems in") {
 		t.Errorf("bench-bridge check /bin/true: exit %d, %s", code, stderr)
+	}
+}
+
+// requireThreeCases fails t unless a, an example over another engine, measured its three cases whole and recorded
+// the catalogue's others as not implemented.
+func requireThreeCases(t *testing.T, a *artifact.Artifact) {
+	t.Helper()
+	var names []string
+	for _, c := range a.Cases {
+		names = append(names, c.Name)
+	}
+	if !a.Complete || !slices.Equal(names, []string{"ref_js_loop", "script_to_host_scalar", "callback"}) || len(a.Failures) > 0 || len(a.NotImplemented) != len(cases.Catalogue)-3 {
+		t.Fatalf("artifact: complete=%v cases %v failures %+v, not implemented %v", a.Complete, names, a.Failures, a.NotImplemented)
 	}
 }
 

@@ -136,6 +136,7 @@ shows artifacts side by side: ns per crossing, ratio to a pure-JavaScript loop, 
 	root.SetErr(f.IO.ErrOut)
 	o.register(root, true)
 	root.AddCommand(newCmdFloor(f, nil), newCmdProfile(f, nil), newCmdDoctor(f, nil), newCmdTargets(f, nil), newCmdGate(f, nil),
-		newCmdCompare(f, nil), newCmdBisect(f, nil), newCmdShow(f, nil), newCmdCases(f, nil), newCmdCheck(f, nil), newCmdHistory(f), newCmdVersion(f))
+		newCmdCompare(f, nil), newCmdBisect(f, nil), newCmdShow(f, nil), newCmdCases(f, nil), newCmdEngines(f, nil), newCmdCheck(f, nil),
+		newCmdHistory(f), newCmdVersion(f))
 	return root
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/reports"
 	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/targets"
@@ -36,6 +37,7 @@ type measureOptions struct {
 	ctx        context.Context
 
 	Kind       string   // artifact.ProgramBridge or artifact.ProgramFloor
+	Engine     string   // the floor's engine (floor --engine); "" for QuickJS
 	Targets    []string // the targets' words: names, and ssh [USER@]HOST for a board (resolveTargets)
 	ConfigFile string
 	Build      buildFlags
@@ -82,6 +84,7 @@ func (o *measureOptions) runE(runF func(*measureOptions) error, first ...string)
 // plan is what every job of a measuring command shares, read-only: checked once, before any target opens.
 type plan struct {
 	kind    string
+	engine  string // the floor's engine; "" for QuickJS
 	spec    buildSpec
 	builder buildFunc
 	options runner.Options
@@ -92,7 +95,7 @@ type plan struct {
 // plan checks the flags against the config.
 func (o *measureOptions) plan(cfg *config.Config) (plan, error) {
 	p, err := newPlan(o.Kind, o.Build, o.Measure, cfg)
-	p.builder = o.Builder
+	p.builder, p.engine = o.Builder, o.Engine
 	return p, err
 }
 
@@ -124,20 +127,23 @@ func (p plan) job(t targets.Target, log io.Writer) *runner.Job {
 		if u := p.spec.user; u != nil && u.Rev != "" { // not the bridge's linux-mine.json: another program
 			codec += "@" + fileRev(u.Rev)
 		}
-		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, codec), opts.Cases))
+		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, codec, p.engine), opts.Cases))
 	}
 	var user *runner.UserBridge
 	if p.spec.user != nil {
 		u := *p.spec.user
 		user = &u
 	}
-	return &runner.Job{Target: t, Kind: p.kind, Codec: p.spec.codec, QuickJSSrc: p.spec.quickjsSrc, Options: opts,
+	return &runner.Job{Target: t, Kind: p.kind, Codec: p.spec.codec, QuickJSSrc: p.spec.quickjsSrc, Engine: p.engine, Options: opts,
 		Out: out, Log: log, User: user, Defines: slices.Clone(p.spec.defines), Builder: p.builder}
 }
 
-// defaultName is the artifact's file name: linux.json, floor-linux.json, linux-fast.json.
-func defaultName(target, kind, codec string) string {
+// defaultName is the artifact's file name: linux.json, floor-linux.json, floor-jsc-linux.json (another engine's
+// floor), linux-fast.json.
+func defaultName(target, kind, codec, engine string) string {
 	switch {
+	case kind == artifact.ProgramFloor && engine != "" && engine != engines.Default:
+		return "floor-" + engine + "-" + target + ".json"
 	case kind == artifact.ProgramFloor:
 		return "floor-" + target + ".json"
 	case codec == "" || codec == "json":
@@ -198,7 +204,7 @@ func measureRun(o *measureOptions) error {
 			continue
 		}
 		job := p.job(t, disp)
-		job.Options.OnEvent = disp.track(strings.TrimSuffix(defaultName(t.Name(), job.Kind, job.Codec), ".json"), len(job.Options.Cases))
+		job.Options.OnEvent = disp.track(strings.TrimSuffix(defaultName(t.Name(), job.Kind, job.Codec, job.Engine), ".json"), len(job.Options.Cases))
 		s, err := runner.NewSession([]*runner.Job{job}, disp)
 		if err != nil {
 			return err
@@ -229,12 +235,34 @@ func measureRun(o *measureOptions) error {
 // newCmdFloor is `bench-bridge floor TARGET...`.
 func newCmdFloor(f *Factory, runF func(*measureOptions) error) *cobra.Command {
 	o := newMeasureOptions(f, artifact.ProgramFloor)
+	measure := o.runE(runF)
 	cmd := &cobra.Command{
 		Use:   "floor TARGET...",
-		Short: "Run the same cases written directly against the QuickJS C API: the floor to approach",
+		Short: "Run the same cases written directly against an engine's C API (QuickJS's by default): the floor to approach",
 		Args:  cobra.MinimumNArgs(1),
-		RunE:  o.runE(runF),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFloorEngine(o.Engine); err != nil {
+				return err
+			}
+			return measure(cmd, args)
+		},
 	}
 	o.register(cmd, false)
+	cmd.Flags().StringVar(&o.Engine, "engine", engines.Default, "the engine whose floor to run: "+strings.Join(engines.Names(), ", ")+" (bench-bridge engines)")
+	cmd.RegisterFlagCompletionFunc("engine", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return engines.Names(), cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
+}
+
+// checkFloorEngine refuses an engine bench-bridge does not know, or has no floor for yet.
+func checkFloorEngine(name string) error {
+	e, err := engines.Lookup(name)
+	if err != nil {
+		return fmt.Errorf("--engine: %w", err)
+	}
+	if !e.Floor {
+		return fmt.Errorf("--engine %s: bench-bridge has no floor for %s yet (bench-bridge engines lists the engines with one)", name, e.Title)
+	}
+	return nil
 }

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/engines"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
+)
+
+// TestEnginesListsEveryEngine: `bench-bridge engines` has a row for each engine, with whether bench-bridge has its
+// floor, and its source; `floor --engine` refuses an engine without a floor, and one it does not know, before any
+// target opens.
+func TestEnginesListsEveryEngine(t *testing.T) {
+	fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
+	if code := fs.run("engines"); code != 0 {
+		t.Fatalf("engines: exit %d\n%s", code, fs.stderr.String())
+	}
+	out := fs.stdout.String()
+	for _, e := range engines.All {
+		if !strings.Contains(out, "\n"+e.Name+" ") || !strings.Contains(out, e.Source) {
+			t.Errorf("engines does not list %s with its source:\n%s", e.Name, out)
+		}
+	}
+	if !strings.Contains(out, "\nquickjs       2025-04-26  interpreter  yes") {
+		t.Errorf("engines' quickjs row:\n%s", out)
+	}
+	for engine, want := range map[string]string{"duktape": "no floor for Duktape yet", "hermes": `unknown engine "hermes" (have quickjs, duktape`} {
+		fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
+		if code := fs.run("floor", "fake-a", "--engine", engine); code == 0 || !strings.Contains(fs.stderr.String(), want) || fs.opened.Load() != 0 {
+			t.Errorf("floor --engine %s: exit %d, %d targets opened\n%s", engine, code, fs.opened.Load(), fs.stderr.String())
+		}
+	}
+}
+
+// TestEngineFloors builds each other engine's floor against this machine's library and measures every case it lists
+// once: the artifact names the engine, and the cases the floor does not list are recorded as not implemented.
+func TestEngineFloors(t *testing.T) {
+	requireCC(t)
+	for _, name := range build.EngineFloors() {
+		t.Run(name, func(t *testing.T) {
+			e, err := engines.Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := e.Check(engines.Local()); !st.Have {
+				testenv.Missing(t, e.Title+": "+st.Detail+": "+st.Fix)
+			}
+			out := filepath.Join(t.TempDir(), "floor.json")
+			stdout, stderr, code := run(t, "floor", localName(), "--engine", name, "--runs", "1", "--samples", "1", "--min-time", "1ms", "--out", out)
+			if code != 0 {
+				t.Fatalf("floor --engine %s: exit %d\n%s\n%s", name, code, stdout, stderr)
+			}
+			a := readArtifact(t, out)
+			if a.Engine.Name != name || a.Engine.Version == "" || !a.Complete || len(a.Failures) > 0 || len(a.Cases)+len(a.NotImplemented) != len(cases.Catalogue) {
+				t.Fatalf("artifact: engine %+v complete=%v, %d cases, failures %+v, not implemented %v", a.Engine, a.Complete, len(a.Cases), a.Failures, a.NotImplemented)
+			}
+			for _, c := range a.NotImplemented {
+				if a.NotImplementedWhy[c] == "" {
+					t.Errorf("%s is not implemented, with no reason (not_implemented_why %v)", c, a.NotImplementedWhy)
+				}
+			}
+			if a.Cases[0].Name != cases.RefCase {
+				t.Errorf("the floor's first case is %s, want %s (every ratio needs it)", a.Cases[0].Name, cases.RefCase)
+			}
+		})
+	}
+}

@@ -1,0 +1,73 @@
+/* engine_cases.h: the set-ups, loops and case table of the floors of the engines besides QuickJS (floor_jsc.c,
+ * floor_spidermonkey.cpp, floor_v8.cc), so that they differ only in how they call their engine: the scalar and string
+ * crossings both ways and the callback. A floor includes it after defining BB_STATE (its state, with text and
+ * text_len) and the static functions it names: load(c, state, fn_name) (a context with the host functions, the
+ * case's text and script, and its function fn_name kept), run_js_loop, call_add, call_text, text_of,
+ * callback_registered(st) and teardown. The catalogue's other cases are recorded as not implemented, with the reasons
+ * of BB_ENGINE_MISSING. */
+#ifndef BB_ENGINE_CASES_H
+#define BB_ENGINE_CASES_H
+
+#define BB_LOOP_ADD 1
+#define BB_LOOP_TEXT 1
+#include "case_loops.h"
+
+static int setup_js_loop(const bb_case *c, void **state)
+{
+	return load(c, state, "bench");
+}
+
+static int setup_h2s_scalar(const bb_case *c, void **state)
+{
+	return load(c, state, "add") < 0 ? -1 : bb_check_add(*state, call_add);
+}
+
+static int setup_h2s_string(const bb_case *c, void **state)
+{
+	return load(c, state, "text") < 0 ? -1 : bb_check_text(*state, text_of((BB_STATE *)*state), call_text);
+}
+
+/* setup_callback: the script hands its function to host_register, which the floor keeps. */
+static int setup_callback(const bb_case *c, void **state)
+{
+	if (load(c, state, NULL) < 0)
+		return -1;
+	if (!callback_registered((BB_STATE *)*state)) {
+		bb_error("the script registered no callback");
+		return -1;
+	}
+	return bb_check_add(*state, call_add);
+}
+
+#define BB_ENGINE_CASES_H
+
+#define BB_ENGINE_CASES                                                     \
+	{"ref_js_loop", setup_js_loop, run_js_loop, teardown},                      \
+	{"script_to_host_scalar", setup_js_loop, run_js_loop, teardown},            \
+	{"script_to_host_string_16", setup_js_loop, run_js_loop, teardown},         \
+	{"script_to_host_string_1k", setup_js_loop, run_js_loop, teardown},         \
+	{"script_to_host_string_64k", setup_js_loop, run_js_loop, teardown},        \
+	{"host_to_script_scalar", setup_h2s_scalar, run_call_add, teardown},        \
+	{"host_to_script_string_16", setup_h2s_string, run_call_text, teardown},    \
+	{"host_to_script_string_1k", setup_h2s_string, run_call_text, teardown},    \
+	{"host_to_script_string_64k", setup_h2s_string, run_call_text, teardown},   \
+	{"callback", setup_callback, run_call_add, teardown}
+
+/* BB_ENGINE_MISSING says why each other case of the catalogue is not in BB_ENGINE_CASES (bb_missing_cases). */
+#define BB_ENGINE_OBJECTS "not written for this engine's floor yet: objects, property by property"
+#define BB_ENGINE_MISSING                                                                                    \
+	{"script_to_host_object", BB_ENGINE_OBJECTS}, {"script_to_host_object_string_16", BB_ENGINE_OBJECTS},        \
+	{"script_to_host_object_string_1k", BB_ENGINE_OBJECTS}, {"script_to_host_object_string_64k", BB_ENGINE_OBJECTS}, \
+	{"script_to_host_array", "not written for this engine's floor yet: arrays, element by element"},             \
+	{"host_to_script_object", BB_ENGINE_OBJECTS}, {"host_to_script_object_string_16", BB_ENGINE_OBJECTS},        \
+	{"host_to_script_object_string_1k", BB_ENGINE_OBJECTS}, {"host_to_script_object_string_64k", BB_ENGINE_OBJECTS}, \
+	{"error_host_to_script", "not written for this engine's floor yet: a host error thrown into script"},         \
+	{"error_script_to_host", "not written for this engine's floor yet: a script error's message and stack"},      \
+	{"ui_ops_calls", "not written for this engine's floor yet: the UI mutation cases"},                          \
+	{"ui_ops_buffer", "not written for this engine's floor yet: the UI mutation cases (a Float64Array's memory)"}, \
+	{"ui_ops_object_calls", "not written for this engine's floor yet: the UI mutation cases"},                   \
+	{"ui_ops_object_batch", "not written for this engine's floor yet: the UI mutation cases"},                   \
+	{"bytes_64k", "not written for this engine's floor yet: a Uint8Array's memory"},                             \
+	{NULL, NULL}
+
+#endif
