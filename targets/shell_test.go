@@ -100,75 +100,102 @@ func TestKillScriptKillsTheGroup(t *testing.T) {
 		}
 	}
 	// Every case at once, whatever -parallel says: each waits out the short wait between SIGTERM and SIGKILL, asleep.
-	var all sync.WaitGroup
-	defer all.Wait()
+	// The programs are all written before any case starts a process: a program written while another goroutine
+	// forks can be held open in the child for a moment, and exec'ing it then fails with ETXTBSY (golang.org/issue/22315).
+	stub := []byte("#!/bin/sh\ntrap '' TERM\nsleep 300 &\necho \"$$ $!\" > procs\nwhile :; do sleep 1; done\n")
+	type killCase struct {
+		sh           []string
+		mode         string
+		dir, pidFile string
+		prog         string
+	}
+	var kcs []killCase
 	for _, sh := range shells(t) {
 		for _, mode := range []string{"leader", "in a group", "in a group without setsid"} {
 			if sh[0] == "env" && mode == "in a group without setsid" {
 				continue // its PATH is toybox's
 			}
-			leader := mode == "leader"
-			all.Go(func() {
-				t.Run(shellName(sh)+" "+mode, func(t *testing.T) {
-					dir := t.TempDir()
-					pidFile := filepath.Join(dir, ".run-1.pid")
-					prog := filepath.Join(dir, "stubborn")
-					os.WriteFile(prog, []byte("#!/bin/sh\ntrap '' TERM\nsleep 300 &\necho \"$$ $!\" > procs\nwhile :; do sleep 1; done\n"), 0o755)
-					cmd := exec.Command(sh[0], append(sh[1:], "-c", runScript(dir, pidFile, nil, prog, nil))...)
-					cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: leader}
-					if mode == "in a group without setsid" {
-						cmd.Env = append(os.Environ(), "PATH="+noSetsid)
-					}
-					if err := cmd.Start(); err != nil {
-						t.Fatal(err)
-					}
-					done := make(chan error, 1)
-					go func() { done <- cmd.Wait() }()
-					var procs []int
-					for deadline := time.Now().Add(20 * time.Second); len(procs) < 2; time.Sleep(20 * time.Millisecond) {
-						if time.Now().After(deadline) {
-							cmd.Process.Kill()
-							t.Fatal("the program did not start")
-						}
-						b, _ := os.ReadFile(filepath.Join(dir, "procs"))
-						if !bytes.HasSuffix(b, []byte("\n")) {
-							continue
-						}
-						for _, f := range strings.Fields(string(b)) {
-							n, _ := strconv.Atoi(f)
-							procs = append(procs, n)
-						}
-					}
-					kill := exec.Command(sh[0], append(sh[1:], "-c", killScript(pidFile))...)
-					kill.Env = cmd.Env
-					out, err := kill.CombinedOutput()
-					if err != nil {
-						t.Fatalf("kill script: %v: %s", err, out)
-					}
+			dir := t.TempDir()
+			kc := killCase{sh: sh, mode: mode, dir: dir, pidFile: filepath.Join(dir, ".run-1.pid"), prog: filepath.Join(dir, "stubborn")}
+			if err := os.WriteFile(kc.prog, stub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			kcs = append(kcs, kc)
+		}
+	}
+	var all sync.WaitGroup
+	defer all.Wait()
+	for _, kc := range kcs {
+		sh, mode, dir, pidFile, prog := kc.sh, kc.mode, kc.dir, kc.pidFile, kc.prog
+		leader := mode == "leader"
+		all.Go(func() {
+			t.Run(shellName(sh)+" "+mode, func(t *testing.T) {
+				cmd := exec.Command(sh[0], append(sh[1:], "-c", runScript(dir, pidFile, nil, prog, nil))...)
+				stderr, err := os.Create(filepath.Join(t.TempDir(), "stderr")) // a file: a pipe would be held by the child
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer stderr.Close()
+				cmd.Stderr = stderr
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: leader}
+				if mode == "in a group without setsid" {
+					cmd.Env = append(os.Environ(), "PATH="+noSetsid)
+				}
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				done := make(chan error, 1)
+				go func() { done <- cmd.Wait() }()
+				var procs []int
+				for deadline := time.Now().Add(20 * time.Second); len(procs) < 2; time.Sleep(20 * time.Millisecond) {
 					select {
 					case err := <-done:
-						var ee *exec.ExitError
-						if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-							t.Errorf("the program ended with %v, want SIGKILL (it ignores SIGTERM)", err)
-						}
-					case <-time.After(30 * time.Second):
+						said, _ := os.ReadFile(stderr.Name())
+						t.Fatalf("the program ended before it started its child: %v: %s", err, said)
+					default:
+					}
+					if time.Now().After(deadline) {
 						cmd.Process.Kill()
-						t.Fatal("the program still runs after the kill script")
+						t.Fatal("the program did not start")
 					}
-					if mode == "in a group without setsid" {
-						syscall.Kill(procs[1], syscall.SIGKILL)
-						return
+					b, _ := os.ReadFile(filepath.Join(dir, "procs"))
+					if !bytes.HasSuffix(b, []byte("\n")) {
+						continue
 					}
-					for deadline := time.Now().Add(10 * time.Second); alive(procs[1]) && time.Now().Before(deadline); {
-						time.Sleep(20 * time.Millisecond)
+					for _, f := range strings.Fields(string(b)) {
+						n, _ := strconv.Atoi(f)
+						procs = append(procs, n)
 					}
-					if alive(procs[1]) {
-						syscall.Kill(procs[1], syscall.SIGKILL)
-						t.Errorf("the program's child %d survived: the group was not killed", procs[1])
+				}
+				kill := exec.Command(sh[0], append(sh[1:], "-c", killScript(pidFile))...)
+				kill.Env = cmd.Env
+				out, err := kill.CombinedOutput()
+				if err != nil {
+					t.Fatalf("kill script: %v: %s", err, out)
+				}
+				select {
+				case err := <-done:
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+						t.Errorf("the program ended with %v, want SIGKILL (it ignores SIGTERM)", err)
 					}
-				})
+				case <-time.After(30 * time.Second):
+					cmd.Process.Kill()
+					t.Fatal("the program still runs after the kill script")
+				}
+				if mode == "in a group without setsid" {
+					syscall.Kill(procs[1], syscall.SIGKILL)
+					return
+				}
+				for deadline := time.Now().Add(10 * time.Second); alive(procs[1]) && time.Now().Before(deadline); {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if alive(procs[1]) {
+					syscall.Kill(procs[1], syscall.SIGKILL)
+					t.Errorf("the program's child %d survived: the group was not killed", procs[1])
+				}
 			})
-		}
+		})
 	}
 }
 
