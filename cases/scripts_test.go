@@ -1,6 +1,7 @@
 package cases
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -76,6 +77,28 @@ func TestEveryCaseHasItsScript(t *testing.T) {
 	for _, c := range Catalogue {
 		if s.ByCase[c.Name] == "" {
 			t.Errorf("case %s: no script", c.Name)
+		}
+	}
+}
+
+// es2015 finds what ES5 engines (Duktape 2.7, MuJS 1.3) cannot parse or do not have, as the scripts would write it.
+var es2015 = regexp.MustCompile("\\b(let|const|class)\\s|=>|`|\\.repeat\\(|\\.\\.\\.[A-Za-z_\\[]|for\\s*\\([\\w\\s]+\\sof\\s")
+
+// TestScriptsAreES5: every case's script and the prelude are ES5, so that one text per case runs in every engine.
+func TestScriptsAreES5(t *testing.T) {
+	s, err := LoadScripts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]string{"the prelude": s.Prelude}
+	for name, js := range s.ByCase {
+		texts[name] = js
+	}
+	for name, js := range texts {
+		for i, line := range strings.Split(js, "\n") {
+			if m := es2015.FindString(line); m != "" {
+				t.Errorf("%s, line %d: %q is not ES5: %s", name, i+1, m, line)
+			}
 		}
 	}
 }
