@@ -2,10 +2,13 @@ package build
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,11 +18,13 @@ import (
 
 // engineFloor is how the floor of an engine other than QuickJS is built: its C or C++ file, the define that picks
 // the harness's adapter for it (BB_ENGINE_NONE: the floor is its own), and the library it links: a pkg-config module
-// (the first of several that this machine has), whose version the program reports through versionDefine, or, for a
-// Node addon (V8), Node's headers; the program is then node running the addon (addonLauncher).
+// (the first of several that this machine has), whose version the program reports through versionDefine (none: the
+// program reads it from header, whose bytes then key the cache), or, for a Node addon (V8), Node's headers; the
+// program is then node running the addon (addonLauncher).
 type engineFloor struct {
 	source, define, versionDefine string
 	pkgConfig                     []string
+	header                        string
 	addon                         bool
 }
 
@@ -33,6 +38,10 @@ var engineFloors = map[string]engineFloor{
 	"spidermonkey": {source: benchbridge.FloorSpiderMonkey, define: "BB_ENGINE_NONE", versionDefine: "BB_MOZJS_VERSION",
 		pkgConfig: []string{"mozjs-102", "mozjs-128"}},
 	"v8": {source: benchbridge.FloorV8, define: "BB_ENGINE_NONE", addon: true},
+	// Both floors print the version of the header they were compiled against (DUK_VERSION, JS_VERSION_*): Debian's
+	// duktape.pc says 2.2.0 for Duktape 2.7.0.
+	"duktape": {source: benchbridge.FloorDuktape, define: "BB_ENGINE_NONE", pkgConfig: []string{"duktape"}, header: "/usr/include/duktape.h"},
+	"mujs":    {source: benchbridge.FloorMuJS, define: "BB_ENGINE_NONE", pkgConfig: []string{"mujs"}},
 }
 
 // addonLauncher is the program of an addon's floor: node loading the addon beside it and calling its main with the
@@ -124,6 +133,17 @@ func (ef engineFloor) flags(ctx context.Context, engine string) (engineFlags, er
 		}
 		pc[i] = strings.TrimSpace(string(out))
 	}
-	compile := slices.Concat([]string{"-D" + ef.define, fmt.Sprintf("-D%s=%q", ef.versionDefine, pc[0])}, strings.Fields(pc[1]))
-	return engineFlags{compile: compile, link: strings.Fields(pc[2]), version: module + " " + pc[0]}, nil
+	compile, version := []string{"-D" + ef.define}, module+" "+pc[0]
+	if ef.versionDefine != "" {
+		compile = append(compile, fmt.Sprintf("-D%s=%q", ef.versionDefine, pc[0]))
+	}
+	if ef.header != "" {
+		b, err := os.ReadFile(ef.header)
+		if err != nil {
+			return engineFlags{}, fmt.Errorf("the %s floor: %w (bench-bridge engines says what to install)", engine, err)
+		}
+		sum := sha256.Sum256(b)
+		version += " " + filepath.Base(ef.header) + " " + hex.EncodeToString(sum[:8])
+	}
+	return engineFlags{compile: append(compile, strings.Fields(pc[1])...), link: strings.Fields(pc[2]), version: version}, nil
 }

@@ -17,7 +17,7 @@ func TestEngineFloorRunsOnThisMachineOnly(t *testing.T) {
 	if _, err := BuildEngineFloor(context.Background(), tc, "jsc", io.Discard); err == nil || !strings.Contains(err.Error(), "runs on this machine only") {
 		t.Errorf("the jsc floor for aarch64: %v", err)
 	}
-	if _, err := BuildEngineFloor(context.Background(), Host(), "duktape", io.Discard); err == nil || !strings.Contains(err.Error(), "have quickjs, jsc, spidermonkey") {
-		t.Errorf("a duktape floor: %v", err)
+	if _, err := BuildEngineFloor(context.Background(), Host(), "hermes", io.Discard); err == nil || !strings.Contains(err.Error(), "have quickjs, duktape, jsc, mujs, spidermonkey, v8") {
+		t.Errorf("a hermes floor: %v", err)
 	}
 }

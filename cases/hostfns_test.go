@@ -51,6 +51,8 @@ func TestEveryProgramHasTheHostFunctionsOfItsCases(t *testing.T) {
 		{"floor/floor_jsc.c", engineCases},
 		{"floor/floor_spidermonkey.cpp", engineCases},
 		{"floor/floor_v8.cc", engineCases},
+		{"floor/floor_duktape.c", engineCases},
+		{"floor/floor_mujs.c", engineCases},
 		{"examples/jsc/bridge.c", listed(read("examples/jsc/bridge.c"))},
 		{"examples/duktape/bench.c", listed(read("examples/duktape/bench.c"))},
 	}

@@ -1,11 +1,52 @@
 /* engine_cases.h: the set-ups, loops and case table of the floors of the engines besides QuickJS (floor_jsc.c,
- * floor_spidermonkey.cpp, floor_v8.cc), so that they differ only in how they call their engine: the scalar and string
- * crossings both ways and the callback. A floor includes it after defining BB_STATE (its state, with text and
- * text_len) and the static functions it names: load(c, state, fn_name) (a context with the host functions, the
- * case's text and script, and its function fn_name kept), run_js_loop, call_add, call_text, text_of,
+ * floor_spidermonkey.cpp, floor_v8.cc, floor_duktape.c, floor_mujs.c), so that they differ only in how they call their
+ * engine: the scalar and string crossings both ways and the callback. A floor includes it after defining BB_STATE (its
+ * state, with text and text_len) and the static functions it names: load(c, state, fn_name) (a context with the host
+ * functions, the case's text and script, and its function fn_name kept), run_js_loop, call_add, call_text, text_of,
  * callback_registered(st) and teardown. The catalogue's other cases are recorded as not implemented, with the reasons
- * of BB_ENGINE_MISSING. */
-#ifndef BB_ENGINE_CASES_H
+ * of BB_ENGINE_MISSING.
+ *
+ * A floor may include it once before as well, without BB_STATE, for the helpers alone (engine_scratch and
+ * engine_text), which its host functions and load use. */
+#ifndef BB_ENGINE_HELPERS_H
+#define BB_ENGINE_HELPERS_H
+
+/* engine_scratch is a buffer of at least n bytes, for a host function's result (host_upper's) or a string's copy:
+ * one for the process, as cases run one at a time. NULL after bb_error when out of memory. */
+static inline char *engine_scratch(size_t n)
+{
+	static char *p;
+	static size_t cap;
+
+	if (n > cap) {
+		char *q = (char *)bb_realloc(p, n);
+		if (!q) {
+			bb_error("out of memory");
+			return NULL;
+		}
+		p = q;
+		cap = n;
+	}
+	return p;
+}
+
+/* engine_text makes the host's text of case c (bb_case_bytes: none for a case without bytes). 0, or -1 after
+ * bb_error. */
+static inline int engine_text(const bb_case *c, char **text, size_t *len)
+{
+	int32_t bytes = bb_case_bytes(c->name);
+
+	*len = bytes > 0 ? (size_t)bytes : 0;
+	if (*len > 0 && !(*text = bb_text_new(*len))) {
+		bb_error("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+#endif
+
+#if defined(BB_STATE) && !defined(BB_ENGINE_CASES_H)
 #define BB_ENGINE_CASES_H
 
 #define BB_LOOP_ADD 1
@@ -38,8 +79,6 @@ static int setup_callback(const bb_case *c, void **state)
 	}
 	return bb_check_add(*state, call_add);
 }
-
-#define BB_ENGINE_CASES_H
 
 #define BB_ENGINE_CASES                                                     \
 	{"ref_js_loop", setup_js_loop, run_js_loop, teardown},                      \

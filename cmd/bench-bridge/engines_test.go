@@ -2,6 +2,8 @@ package main
 
 import (
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,6 +29,20 @@ func TestEnginesListsEveryEngine(t *testing.T) {
 	}
 	if !strings.Contains(out, "\nquickjs       2025-04-26  interpreter  yes") {
 		t.Errorf("engines' quickjs row:\n%s", out)
+	}
+	for _, e := range engines.All {
+		if row := regexp.MustCompile(`\n` + e.Name + ` +\S+ +\S+ +(\S+)`).FindStringSubmatch(out); row == nil || (row[1] == "yes") != e.Floor {
+			t.Errorf("engines' %s row does not say floor %v:\n%s", e.Name, e.Floor, out)
+		}
+	}
+	// Every engine listed has a floor today: one listed without is made by clearing Duktape's Floor for this test.
+	all := engines.All
+	engines.All = slices.Clone(all)
+	t.Cleanup(func() { engines.All = all })
+	for i := range engines.All {
+		if engines.All[i].Name == engines.Duktape {
+			engines.All[i].Floor = false
+		}
 	}
 	for engine, want := range map[string]string{"duktape": "no floor for Duktape yet", "hermes": `unknown engine "hermes" (have quickjs, duktape`} {
 		fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
