@@ -43,7 +43,9 @@ static const char js_scalar[] =
 	"expect(bench(2000), 998997, 'bench(2000)');\n";
 
 /* mkstr(nb) makes exactly nb UTF-8 bytes, ASCII and non-ASCII mixed, as bb_text_new does on the host side. The
- * checks avoid regular expressions and per-character callbacks over S, which are slow under qemu. */
+ * checks avoid regular expressions and per-character callbacks over S, which are slow under qemu, and charCodeAt over
+ * S, which is quadratic in MuJS (it finds the i-th character of a non-ASCII string from the start): utf8len counts
+ * encodeURIComponent's escapes instead. */
 #define JS_MKSTR                                                                                              \
 	"function mkstr(nb, upper) {  // upper: what host_upper makes of it\n"                               \
 	"  // 12 UTF-8 bytes: 7 ASCII, 2 for e-acute, 3 for euro\n"                                          \
@@ -51,10 +53,9 @@ static const char js_scalar[] =
 	"  var k = Math.floor(nb / 12), pad = repeat(upper ? 'A' : 'a', nb - 12 * k);\n"                   \
 	"  return [repeat(unit, k), pad].join('');  // one flat string, not a rope\n"                       \
 	"}\n"                                                                                                \
-	"function utf8len(s) {  // S has no surrogate pairs\n"                                              \
-	"  var n = 0;\n"                                                                                     \
-	"  for (var i = 0; i < s.length; i++) { var c = s.charCodeAt(i); n += c < 0x80 ? 1 : c < 0x800 ? 2 : 3; }\n" \
-	"  return n;\n"                                                                                      \
+	"function utf8len(s) {  // each %XX is one UTF-8 byte (S has no lone surrogates)\n"                  \
+	"  var e = encodeURIComponent(s);\n"                                                                 \
+	"  return e.length - 2 * (e.split('%').length - 1);\n"                                               \
 	"}\n"                                                                                                \
 	"var S = mkstr(N);\n"                                                                                \
 	"expect(utf8len(S), N, 'UTF-8 length of S');\n"
