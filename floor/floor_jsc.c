@@ -6,7 +6,8 @@
 #include "harness_jsc.h"
 
 #include <stdlib.h>
-#include <string.h>
+
+#include "engine_cases.h"
 
 const char *const bb_program = "floor";
 const char *const bb_codec = NULL;
@@ -28,10 +29,9 @@ static bb_str text_of(const jf_state *st)
 	return t;
 }
 
-/* scratch holds host_upper's result and a host -> script call's string result (until the next call): one buffer
- * for the process, as cases run one at a time. */
+/* scratch holds host_upper's result and a host -> script call's string result (until the next call): engine_scratch's
+ * buffer, as utf8_of last grew it. */
 static char *scratch;
-static size_t scratch_cap;
 
 /* registered is the state whose set-up runs: host_register stores the script's function in it. */
 static jf_state *registered;
@@ -43,15 +43,8 @@ static int utf8_of(JSStringRef s, size_t *len)
 {
 	size_t max = JSStringGetMaximumUTF8CStringSize(s);
 
-	if (max > scratch_cap) {
-		char *p = bb_realloc(scratch, max);
-		if (!p) {
-			bb_error("out of memory");
-			return -1;
-		}
-		scratch = p;
-		scratch_cap = max;
-	}
+	if (!(scratch = engine_scratch(max)))
+		return -1;
 	*len = JSStringGetUTF8CString(s, scratch, max) - 1; /* it counts the NUL */
 	return 0;
 }
@@ -144,16 +137,6 @@ static int call_text(void *p, const bb_str *in, bb_str *out)
 
 /* ==== Set-ups, loops and the table ==== */
 
-/* case_bytes is each case's bytes, from the case list. */
-static const struct {
-	const char *name;
-	size_t bytes;
-} case_bytes[] = {
-#define BB_CASE(name, crossing, unit_ops, bytes, setup, run, script, op) {#name, bytes},
-#include "cases.def"
-#undef BB_CASE
-};
-
 static void teardown(void *p)
 {
 	jf_state *st = p;
@@ -168,21 +151,14 @@ static void teardown(void *p)
 static int load(const bb_case *c, void **out, const char *fn_name)
 {
 	jf_state *st = calloc(1, sizeof *st);
-	size_t i;
 
 	*out = st;
 	if (!st || !(st->ctx = bb_jsc_new())) {
 		bb_error("out of memory");
 		return -1;
 	}
-	for (i = 0; i < sizeof case_bytes / sizeof case_bytes[0]; i++)
-		if (strcmp(case_bytes[i].name, c->name) == 0 && case_bytes[i].bytes > 0) {
-			st->text_len = case_bytes[i].bytes;
-			if (!(st->text = bb_text_new(st->text_len))) {
-				bb_error("out of memory");
-				return -1;
-			}
-		}
+	if (engine_text(c, &st->text, &st->text_len) < 0)
+		return -1;
 	if (bb_jsc_set_function(st->ctx, "host_add", host_add) < 0 ||
 	    bb_jsc_set_function(st->ctx, "host_upper", host_upper) < 0 ||
 	    bb_jsc_set_function(st->ctx, "host_register", host_register) < 0)
