@@ -130,3 +130,62 @@ func TestCodecConformance(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineFloorConformance runs the numbers and strings of the corpus through the Duktape and MuJS floors' own
+// conversions (floor/engine_conformance.c, under the sanitizers) and compares with the frozen outputs. Every number
+// must cross unchanged both ways; what an engine does to a text is frozen, so that a change shows: both see four
+// UTF-8 bytes of a character outside the BMP as one code unit, not a surrogate pair, and MuJS cuts a host's text at
+// a NUL. The other floors load their scripts through their adapters (JavaScriptCore's engine_jsc.c) or are C++, so
+// the corpus's pseudo-case does not reach them this way.
+func TestEngineFloorConformance(t *testing.T) {
+	testenv.Require(t, "gcc", "apt-get install gcc (scripts/setup does it)")
+	for _, engine := range []string{"duktape", "mujs"} {
+		t.Run(engine, func(t *testing.T) {
+			if exec.Command("pkg-config", "--exists", engine).Run() != nil {
+				testenv.Missing(t, "pkg-config "+engine+": bench-bridge engines says what to install")
+			}
+			libs, err := exec.Command("pkg-config", "--cflags", "--libs", engine).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			flags := append([]string{"-O1", "-g", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-DBB_ENGINE_NONE", "-I", "c", "-I", "../floor"}, sanitize...)
+			gcc := func(args ...string) {
+				t.Helper()
+				out, err := exec.Command("gcc", append(append([]string{}, flags...), args...)...).CombinedOutput()
+				if err != nil {
+					t.Fatalf("gcc %s: %v\n%s", strings.Join(args, " "), err, out)
+				}
+			}
+			harness := filepath.Join(dir, "harness.o")
+			gcc("-Dmain=bb_protocol_main", "-Dbb_case_script=bb_catalogue_script", "-c", "c/harness.c", "-o", harness)
+			prog := filepath.Join(dir, "conformance")
+			gcc(append([]string{`-DBB_FLOOR="floor_` + engine + `.c"`, "../floor/engine_conformance.c", harness, "-o", prog},
+				append(strings.Fields(string(libs)), "-lm")...)...)
+			stdout, stderr, code := runConformance(t, prog, "")
+			if code != 0 || stderr != "" {
+				t.Fatalf("%s: exit %d (a sanitizer report?)\nstdout:\n%s\nstderr:\n%s", prog, code, stdout, stderr)
+			}
+			for _, line := range strings.Split(stdout, "\n") {
+				if strings.Contains(line, " number ") && !strings.HasSuffix(line, ": same") {
+					t.Errorf("the %s floor changes a number: %s", engine, line)
+				}
+			}
+			golden := filepath.Join("testdata", "conformance", "floor-"+engine+".txt")
+			if *update {
+				if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (go test ./cases -run Conformance -update writes it)", err)
+			}
+			if stdout != string(want) {
+				os.WriteFile(golden+".got", []byte(stdout), 0o644)
+				t.Errorf("the %s floor's conformance differs from %s; this run's output is in %s.got", engine, golden, golden)
+			}
+		})
+	}
+}
