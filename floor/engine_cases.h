@@ -11,6 +11,10 @@
 #ifndef BB_ENGINE_HELPERS_H
 #define BB_ENGINE_HELPERS_H
 
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
 /* engine_scratch is a buffer of at least n bytes, for a host function's result (host_upper's) or a string's copy:
  * one for the process, as cases run one at a time. NULL after bb_error when out of memory. */
 static inline char *engine_scratch(size_t n)
@@ -28,6 +32,32 @@ static inline char *engine_scratch(size_t n)
 		cap = n;
 	}
 	return p;
+}
+
+/* engine_es5 is a copy of src (to free) with its let and const declarations as var, for the ES5 engines (Duktape,
+ * MuJS), which have neither: the catalogue keeps them, as QuickJS's numbers and every history of them are measured
+ * with let (cases/c/harness_scripts.c says why), and in the cases' scripts they mean what var does (no closure
+ * captures a loop's binding). "const" becomes "var  ", so that a line and column still point where they did. NULL
+ * after bb_error when out of memory. */
+static inline char *engine_es5(const char *src)
+{
+	size_t n = strlen(src), i;
+	char *out = (char *)malloc(n + 1);
+
+	if (!out) {
+		bb_error("out of memory");
+		return NULL;
+	}
+	memcpy(out, src, n + 1);
+	for (i = 0; i < n; i++) {
+		int word_start = i == 0 || !(isalnum((unsigned char)src[i - 1]) || src[i - 1] == '_' || src[i - 1] == '$');
+
+		if (word_start && strncmp(src + i, "let ", 4) == 0)
+			memcpy(out + i, "var", 3);
+		else if (word_start && strncmp(src + i, "const ", 6) == 0)
+			memcpy(out + i, "var  ", 5);
+	}
+	return out;
 }
 
 /* engine_text makes the host's text of case c (bb_case_bytes: none for a case without bytes). 0, or -1 after

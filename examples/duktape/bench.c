@@ -1,11 +1,11 @@
 /* bench.c: a bench program for Duktape that speaks bench-bridge's protocol 2 itself (docs/protocol.md), without the
  * harness and without QuickJS: how any engine is measured (docs/bridge.md, "Without the harness").
  *
- * It implements three of the cases (`list` says which): ref_js_loop, script_to_host_scalar and callback. Its scripts
- * are the catalogue's (bench-bridge cases --script NAME), which are ES5 as Duktape is, without their checks; the loops
- * and the host's work are the same. Protocol 2 asks for two things beyond timing the cases: a sample of the ref case
- * before every sample (--ref), which every ratio is taken against, and busy work at every crossing of the boundary
- * (--slowdown, --slowdown-steps), which proves that a compare or a gate finds a slowdown of this program. */
+ * It implements three of the cases (`list` says which): ref_js_loop, script_to_host_scalar and callback. Duktape is
+ * an ECMAScript 5.1 engine, so the scripts are the catalogue's (bench-bridge cases --script NAME) with `var` for `let`;
+ * the loops and the host's work are the same. Protocol 2 asks for two things beyond timing the cases: a sample of the
+ * ref case before every sample (--ref), which every ratio is taken against, and busy work at every crossing of the
+ * boundary (--slowdown, --slowdown-steps), which proves that a compare or a gate finds a slowdown of this program. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
