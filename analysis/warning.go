@@ -1,12 +1,5 @@
 package analysis
 
-import (
-	"strings"
-
-	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/stats"
-)
-
 // Kind says what a Warning is about, so that a view chooses warnings by kind, never by their text.
 type Kind string
 
@@ -82,11 +75,4 @@ func (w Warning) String() string {
 		s = "warning: " + s
 	}
 	return s
-}
-
-// recomputed reports whether an artifact's recorded warning is one the analysis computes again from the numbers (the
-// per-case "too few samples for an interval" and the run's "unstable"), and says once for every artifact. Artifacts
-// record their warnings as text (the schema's strings): this is the one place that reads them.
-func recomputed(w string) bool {
-	return stats.IsTooFewForInterval(w) || strings.HasPrefix(w, artifact.UnstablePrefix)
 }
