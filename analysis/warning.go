@@ -44,6 +44,9 @@ const (
 	Engines Kind = "engines"
 	// Sequential: how compare's sequential rounds (--budget) ended, and the alpha of the look that judged them.
 	Sequential Kind = "sequential"
+	// NewRegression: a change of a history that the newest nights made visible, a regression the code caused that
+	// nobody acknowledged: it fails history changes --fail-new (History.Warnings).
+	NewRegression Kind = "new-regression"
 )
 
 // IsWarning reports whether a warning of kind k limits the comparison itself: the views open its line with
