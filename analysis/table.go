@@ -173,8 +173,7 @@ func Build(loaded []Loaded, o Options, noise func(*artifact.Artifact) *Noise) *T
 	if w := intervalWarning(labels, arts); w != "" {
 		t.Warnings = append(t.Warnings, Warning{Kind: NoInterval, Text: w})
 	}
-	// Recomputed from the intervals shown, so that it says once what each artifact's own warning would repeat.
-	if w := artifact.UnstableWarning(arts, labels, stats.DefaultStability); w != "" {
+	if w := unstableWarning(arts, labels, stats.DefaultStability); w != "" {
 		t.Warnings = append(t.Warnings, Warning{Kind: Unstable, Text: w})
 	}
 	return t
@@ -408,9 +407,7 @@ func notes(label string, a *artifact.Artifact) []Warning {
 		add(Marked, note)
 	}
 	for _, w := range a.Warnings {
-		if !recomputed(w) { // the table's own warnings say those once for every artifact
-			add(Recorded, w)
-		}
+		add(Recorded, w)
 	}
 	return out
 }

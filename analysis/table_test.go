@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -96,8 +97,7 @@ func TestNoIntervalIsADash(t *testing.T) {
 		return artifact.Case{Name: name, SamplesNs: []float64{20}, MedianNs: 20, PILowNs: 20, PIHighNs: 20, PILevel: 0, RatioToRef: &r}
 	}
 	a := &artifact.Artifact{Target: "linux", Program: artifact.ProgramFloor, Complete: true,
-		Cases:    []artifact.Case{one("ref_js_loop"), one("callback"), one("script_to_host_scalar")},
-		Warnings: []string{"ref_js_loop: need >= 6 samples for confidence interval at level 0.95", "callback: need >= 6 samples for confidence interval at level 0.95"}}
+		Cases: []artifact.Case{one("ref_js_loop"), one("callback"), one("script_to_host_scalar")}}
 	table := Build([]Loaded{{"a.json", a}}, Options{}, nil)
 	for _, r := range table.Rows {
 		if r.Cells[0].HasInterval() {
@@ -108,7 +108,31 @@ func TestNoIntervalIsADash(t *testing.T) {
 		t.Errorf("warnings %v, want one for all three cases", table.Warnings)
 	}
 	if len(table.Notes) != 0 {
-		t.Errorf("the artifact's per-case interval warnings are still shown: %v", table.Notes)
+		t.Errorf("notes beside the one warning: %v", table.Notes)
+	}
+}
+
+// A committed artifact written when the runner still recorded the "unstable" line shows it once, as the analysis
+// judges it, and not again among its notes.
+func TestUnstableOnceForAnArtifactThatRecordedIt(t *testing.T) {
+	raw, err := os.ReadFile("../docs/reports/bench/linux.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"unstable: `) {
+		t.Fatal("docs/reports/bench/linux.json no longer records the unstable line: pick an artifact that does")
+	}
+	a, err := artifact.Read("../docs/reports/bench/linux.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := Build([]Loaded{{"linux.json", a}}, Options{}, nil)
+	n := 0
+	for _, w := range append(slices.Clone(table.Warnings), table.Notes...) {
+		n += strings.Count(w.Text, "unstable: ")
+	}
+	if n != 1 || len(warningsOf(table, Unstable)) != 1 {
+		t.Errorf("the unstable line %d times, want once, as the analysis's own: %v %v", n, table.Warnings, table.Notes)
 	}
 }
 

@@ -1,12 +1,5 @@
 package analysis
 
-import (
-	"strings"
-
-	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/stats"
-)
-
 // Kind says what a Warning is about, so that a view chooses warnings by kind, never by their text.
 type Kind string
 
@@ -51,6 +44,9 @@ const (
 	Engines Kind = "engines"
 	// Sequential: how compare's sequential rounds (--budget) ended, and the alpha of the look that judged them.
 	Sequential Kind = "sequential"
+	// NewRegression: a change of a history that the newest nights made visible, a regression the code caused that
+	// nobody acknowledged: it fails history changes --fail-new (History.Warnings).
+	NewRegression Kind = "new-regression"
 )
 
 // IsWarning reports whether a warning of kind k limits the comparison itself: the views open its line with
@@ -82,11 +78,4 @@ func (w Warning) String() string {
 		s = "warning: " + s
 	}
 	return s
-}
-
-// recomputed reports whether an artifact's recorded warning is one the analysis computes again from the numbers (the
-// per-case "too few samples for an interval" and the run's "unstable"), and says once for every artifact. Artifacts
-// record their warnings as text (the schema's strings): this is the one place that reads them.
-func recomputed(w string) bool {
-	return stats.IsTooFewForInterval(w) || strings.HasPrefix(w, artifact.UnstablePrefix)
 }

@@ -74,7 +74,21 @@ func Parse(data []byte) (*Artifact, error) {
 	if schema < SchemaV5 {
 		a.recomputeIntervals()
 	}
+	a.dropJudgedWarnings()
 	return &a, nil
+}
+
+// earlierUnstable opens the "unstable" warning that writers before 0.10.0 recorded in an artifact.
+const earlierUnstable = "unstable: "
+
+// dropJudgedWarnings drops the warnings earlier writers recorded that judge the intervals: the run's "unstable"
+// line and stats.Summarize's "too few samples for the interval". An artifact keeps what was measured; package
+// analysis judges those from its intervals whenever it shows one (intervals this reader may have recomputed), so
+// that they are said once, by today's rule.
+func (a *Artifact) dropJudgedWarnings() {
+	a.Warnings = slices.DeleteFunc(a.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, earlierUnstable) || stats.IsTooFewForInterval(w)
+	})
 }
 
 // v4Intervals are a case's intervals as schemas 1 to 4 named them.

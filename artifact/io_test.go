@@ -111,6 +111,24 @@ func TestReadsSchema1(t *testing.T) {
 	}
 }
 
+// Earlier writers recorded the "unstable" line and the per-case "too few samples" as warnings: a reader drops those
+// judgements (the analysis makes them from the intervals) and keeps what else the run recorded.
+func TestReadDropsJudgedWarnings(t *testing.T) {
+	a := sample()
+	a.Warnings = []string{
+		"unstable: another run may measure ns/op more than ±10% away for 1 of 2 cases (callback ±30%): read ×ref",
+		"callback: need >= 6 samples for confidence interval at level 0.95",
+		"cpufreq governor is schedutil: clocks not locked",
+	}
+	got, err := Read(writeTemp(t, a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Warnings, []string{"cpufreq governor is schedutil: clocks not locked"}) {
+		t.Errorf("warnings %q, want only the recorded one", got.Warnings)
+	}
+}
+
 func writeTemp(t *testing.T, a *Artifact) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "a.json")

@@ -12,19 +12,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/history"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 	"github.com/bench-bridge/bench-bridge/trend"
 )
 
-// report is what three devices' 40 nights say when the first runs 10% slower from night 20 and all three from
-// night 30, with instruction counts on the first that move at night 30.
-func report(t *testing.T) *trend.Report {
+// report is what three devices' 40 nights of program say when the first runs 10% slower from night 20 and all three
+// from night 30, with instruction counts on the first that move at night 30.
+func report(t *testing.T, program string) *analysis.History {
 	t.Helper()
 	h := &history.History{}
 	for d := range 3 {
 		key := fmt.Sprintf("dev%d", d)
-		s := history.Series{SeriesKey: history.SeriesKey{Device: key, Program: "json bridge"},
+		s := history.Series{SeriesKey: history.SeriesKey{Device: key, Program: program},
 			Device: history.Device{Key: key, Description: "machine " + key}}
 		for n := range 40 {
 			ratio := 50 * (1 + 0.01*math.Sin(float64(7*n+d)))
@@ -48,13 +49,13 @@ func report(t *testing.T) *trend.Report {
 		h.Series = append(h.Series, s)
 		h.Series[len(h.Series)-1].Device.Key = key
 	}
-	return trend.Analyze(h, trend.DefaultOptions)
+	return analysis.BuildHistory(h, trend.DefaultOptions)
 }
 
 // TestChangesFormats: every format names the code's change with its commits and the device's change as one
 // device's; JSON reads back.
 func TestChangesFormats(t *testing.T) {
-	r := report(t)
+	r := report(t, "json bridge")
 	for _, f := range Formats {
 		var buf bytes.Buffer
 		if err := Changes(&buf, r, f); err != nil {
@@ -87,26 +88,22 @@ func TestChangesFormats(t *testing.T) {
 // TestBisectCommandOfTheCodesChanges: a change the code made to a bridge of the user's names the bisect that finds
 // its commit, in every format; the reference bridge's and a device's do not.
 func TestBisectCommandOfTheCodesChanges(t *testing.T) {
-	r := report(t)
-	for i := range r.Changes {
-		r.Changes[i].Program = "mine bridge"
-	}
 	want := "bench-bridge bisect c29 c30 --bridge mine --cases script_to_host_scalar --metric time"
-	for _, f := range Formats {
-		var buf bytes.Buffer
-		if err := Changes(&buf, r, f); err != nil {
-			t.Fatal(err)
-		}
-		if out := buf.String(); !strings.Contains(out, want) || !strings.Contains(out, strings.Replace(want, "time", "instructions", 1)) ||
-			strings.Contains(out, "bisect c19 c20") {
-			t.Errorf("%s: want the code's changes' bisect commands (time and instructions), not the device's\n%s", f, out)
-		}
-	}
-	for _, program := range []string{"json bridge", "floor"} {
-		c := r.Changes[0]
-		c.Program = program
-		if cmd := BisectCommand(c); cmd != "" {
-			t.Errorf("%s: %q, want none (built from bench-bridge's own tree)", program, cmd)
+	for _, program := range []string{"mine bridge", "json bridge"} {
+		r := report(t, program)
+		for _, f := range Formats {
+			var buf bytes.Buffer
+			if err := Changes(&buf, r, f); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			switch {
+			case program == "json bridge" && strings.Contains(out, "bench-bridge bisect"):
+				t.Errorf("%s: a bisect command for the reference bridge (built from bench-bridge's own tree)\n%s", f, out)
+			case program == "mine bridge" && (!strings.Contains(out, want) ||
+				!strings.Contains(out, strings.Replace(want, "time", "instructions", 1)) || strings.Contains(out, "bisect c19 c20")):
+				t.Errorf("%s: want the code's changes' bisect commands (time and instructions), not the device's\n%s", f, out)
+			}
 		}
 	}
 }
@@ -118,7 +115,7 @@ func TestPageInChromium(t *testing.T) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "index.html")
 	var buf bytes.Buffer
-	if err := HTML(&buf, report(t)); err != nil {
+	if err := HTML(&buf, report(t, "json bridge")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {

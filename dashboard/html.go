@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/trend"
 )
 
@@ -31,8 +32,8 @@ type chart struct {
 // HTML writes one self-contained page: the open changes, then a chart per case and metric with a line per device,
 // the changes marked with their commit ranges and a band of twice the device's noise around each level. It loads
 // nothing: the charts are inline SVG.
-func HTML(w io.Writer, r *trend.Report) error {
-	var open []trend.Change
+func HTML(w io.Writer, r *analysis.History) error {
+	var open []analysis.Change
 	for _, c := range r.Changes {
 		if c.Open {
 			open = append(open, c)
@@ -40,20 +41,20 @@ func HTML(w io.Writer, r *trend.Report) error {
 	}
 	data := struct {
 		Summary string
-		Open    []trend.Change
+		Open    []analysis.Change
 		Charts  []chart
 		Legend  []legendItem
-		Size    func(trend.Change) string
-		Cause   func(trend.Change) string
-		Commits func(trend.Change) string
-		Devices func(trend.Change) string
+		Size    func(analysis.Change) string
+		Cause   func(analysis.Change) string
+		Commits func(analysis.Change) string
+		Devices func(analysis.Change) string
 	}{summary(r), open, charts(r), legend(r), size, cause, commits, devices}
 	return page.Execute(w, data)
 }
 
 type legendItem struct{ Device, Description, Color string }
 
-func legend(r *trend.Report) []legendItem {
+func legend(r *analysis.History) []legendItem {
 	var out []legendItem
 	for i, d := range r.Devices {
 		out = append(out, legendItem{d.Key, d.Description, colors[i%len(colors)]})
@@ -62,10 +63,10 @@ func legend(r *trend.Report) []legendItem {
 }
 
 // charts makes a chart of every case and metric that has a line, in the order of the report's lines.
-func charts(r *trend.Report) []chart {
+func charts(r *analysis.History) []chart {
 	type key struct{ program, name, metric string }
 	var keys []key
-	byKey := map[key][]trend.Line{}
+	byKey := map[key][]analysis.Line{}
 	for _, l := range r.Lines {
 		k := key{l.Program, l.Case, l.Metric}
 		if _, ok := byKey[k]; !ok {
@@ -88,7 +89,7 @@ func charts(r *trend.Report) []chart {
 }
 
 // svg draws the lines of one case and metric over the nights any of them has, with the changes and noise bands.
-func svg(lines []trend.Line, changes []trend.Change, program, name, metric string, color map[string]string) template.HTML {
+func svg(lines []analysis.Line, changes []analysis.Change, program, name, metric string, color map[string]string) template.HTML {
 	var nights []string
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, l := range lines {
@@ -151,22 +152,11 @@ func svg(lines []trend.Line, changes []trend.Change, program, name, metric strin
 	return template.HTML(b.String())
 }
 
-// band shades twice the line's noise around the median of each of its levels.
-func band(b *strings.Builder, l trend.Line, x func(string) float64, y func(float64) float64, color string) {
-	if math.IsNaN(l.Spread) || len(l.Points) == 0 {
-		return
-	}
-	bounds := append(append([]int{0}, l.Changes...), len(l.Points))
-	for i := 0; i+1 < len(bounds); i++ {
-		seg := l.Points[bounds[i]:bounds[i+1]]
-		vals := make([]float64, len(seg))
-		for j, p := range seg {
-			vals[j] = p.Value
-		}
-		slices.Sort(vals)
-		mid := vals[len(vals)/2]
-		top, bottom := y(mid*math.Exp(2*l.Spread)), y(mid*math.Exp(-2*l.Spread))
-		x0, x1 := x(seg[0].Night), x(seg[len(seg)-1].Night)
+// band shades each of the line's levels with its band of noise.
+func band(b *strings.Builder, l analysis.Line, x func(string) float64, y func(float64) float64, color string) {
+	for _, lv := range l.Levels {
+		top, bottom := y(lv.High), y(lv.Low)
+		x0, x1 := x(lv.First), x(lv.Last)
 		fmt.Fprintf(b, `<rect class="noise" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.12"/>`,
 			x0, top, max(x1-x0, 1), bottom-top, color)
 	}

@@ -1,5 +1,6 @@
-// Package dashboard renders what a history says (package trend's Report): the changes and the noise as text,
-// markdown or JSON, and one static page with a chart per case.
+// Package dashboard renders what a history says (analysis.History): the changes and the noise as text, markdown or
+// JSON, and one static page with a chart per case. It decides nothing: what a change means, which ones fail the
+// nightly and where a line's levels lie are the model's.
 package dashboard
 
 import (
@@ -7,12 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/trend"
 )
 
@@ -20,7 +20,7 @@ import (
 var Formats = []string{"text", "markdown", "json"}
 
 // Changes writes r's changes in format.
-func Changes(w io.Writer, r *trend.Report, format string) error {
+func Changes(w io.Writer, r *analysis.History, format string) error {
 	switch format {
 	case "json":
 		return writeJSON(w, changesJSON(r))
@@ -56,50 +56,25 @@ func Changes(w io.Writer, r *trend.Report, format string) error {
 	return nil
 }
 
-// BisectCommand is the bisect that finds the commit of a change the code made to a bridge of the user's; "" where
-// bisect cannot: a change of a device is no commit's, the floor and the reference bridge are built from
-// bench-bridge's own tree, not a bridge's repository, and bisect measures time and instructions, not allocations.
-func BisectCommand(c trend.Change) string {
-	bridge, ok := strings.CutSuffix(c.Program, " bridge")
-	if c.Cause != trend.CauseCode || !ok || slices.Contains(build.Codecs, bridge) || c.From == "" || c.To == "" {
-		return ""
-	}
-	metric := "time"
-	switch c.Metric {
-	case trend.Ratio:
-	case trend.Instructions:
-		metric = "instructions"
-	default:
-		return ""
-	}
-	return fmt.Sprintf("bench-bridge bisect %s %s --bridge %s --cases %s --metric %s", c.From, c.To, bridge, c.Case, metric)
-}
-
 // bisectCommands are the bisect commands of r's changes, one per change that has one.
-func bisectCommands(r *trend.Report) []string {
+func bisectCommands(r *analysis.History) []string {
 	var out []string
 	for _, c := range r.Changes {
-		if cmd := BisectCommand(c); cmd != "" {
-			out = append(out, cmd)
+		if c.Bisect != "" {
+			out = append(out, c.Bisect)
 		}
 	}
 	return out
 }
 
 // summary is the first line: how much history was read and what it found.
-func summary(r *trend.Report) string {
-	code := 0
-	for _, c := range r.Changes {
-		if c.Cause == trend.CauseCode {
-			code++
-		}
-	}
-	return fmt.Sprintf("%d changes (%d by the code) over %d nights of %d devices", len(r.Changes), code, r.Nights, len(r.Devices))
+func summary(r *analysis.History) string {
+	return fmt.Sprintf("%d changes (%d by the code) over %d nights of %d devices", len(r.Changes), r.ByCode, r.Nights, len(r.Devices))
 }
 
 // size is the change with its interval: "+10.2% [+7.0%, +13.1%]", or exact: "+10.0% (1000 -> 1100)".
-func size(c trend.Change) string {
-	if c.Low == c.High {
+func size(c analysis.Change) string {
+	if c.Exact {
 		return fmt.Sprintf("%+.1f%% (%s -> %s)", 100*c.Shift, num(c.Before), num(c.After))
 	}
 	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", 100*c.Shift, 100*c.Low, 100*c.High)
@@ -114,7 +89,7 @@ func num(v float64) string {
 }
 
 // cause says in words what caused c.
-func cause(c trend.Change) string {
+func cause(c analysis.Change) string {
 	switch c.Cause {
 	case trend.CauseCode:
 		return "the code"
@@ -126,13 +101,15 @@ func cause(c trend.Change) string {
 	return "undecided: one device ran it"
 }
 
-func commits(c trend.Change) string { return short(c.From) + ".." + short(c.To) }
+func commits(c analysis.Change) string {
+	return analysis.ShortCommit(c.From) + ".." + analysis.ShortCommit(c.To)
+}
 
-func devices(c trend.Change) string {
+func devices(c analysis.Change) string {
 	return fmt.Sprintf("%s (of %d)", strings.Join(c.Devices, ", "), len(c.Exposed))
 }
 
-func status(c trend.Change) string {
+func status(c analysis.Change) string {
 	var s []string
 	if c.New {
 		s = append(s, "new")
@@ -146,18 +123,11 @@ func status(c trend.Change) string {
 	return strings.Join(s, ", ")
 }
 
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
-}
-
 // md escapes a cell of a markdown table.
 func md(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // Noise writes r's noise per device and case in format.
-func Noise(w io.Writer, r *trend.Report, format string) error {
+func Noise(w io.Writer, r *analysis.History, format string) error {
 	switch format {
 	case "json":
 		return writeJSON(w, noiseJSON(r))
@@ -207,11 +177,11 @@ type changeRow struct {
 	Known      *string  `json:"known,omitempty"` // the note of an acknowledged change
 }
 
-func changesJSON(r *trend.Report) any {
+func changesJSON(r *analysis.History) any {
 	out := []changeRow{}
 	for _, c := range r.Changes {
 		out = append(out, changeRow{c.Program, c.Case, c.Metric, c.FirstNight, c.From, c.To, c.Shift, c.Low, c.High, c.Before,
-			c.After, c.Cause, c.Devices, c.Exposed, c.Regression, c.Open, c.New, BisectCommand(c), nil})
+			c.After, c.Cause, c.Devices, c.Exposed, c.Regression, c.Open, c.New, c.Bisect, nil})
 		if c.Ack != nil {
 			out[len(out)-1].Known = &c.Ack.Note
 		}
@@ -229,7 +199,7 @@ type noiseRow struct {
 	Visible *float64 `json:"smallest_visible_change"`
 }
 
-func noiseJSON(r *trend.Report) any {
+func noiseJSON(r *analysis.History) any {
 	out := []noiseRow{}
 	for _, n := range r.Noise {
 		out = append(out, noiseRow{n.Device, n.Program, n.Case, n.Nights, n.Level, finite(n.Spread), finite(n.Visible)})

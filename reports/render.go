@@ -39,7 +39,8 @@ func Render(w io.Writer, t *analysis.Table, format string) error {
 	return fmt.Errorf("unknown format %q (have %s)", format, strings.Join(Formats, ", "))
 }
 
-// header is the column titles shared by text, markdown and html.
+// header is the html page's column titles: the names of headings, every column in full (text and markdown take the
+// headings themselves, through TableDocument, and may fit them to a terminal).
 func header(t *analysis.Table) []string {
 	var out []string
 	for _, h := range headings(t) {

@@ -46,7 +46,6 @@ func Assemble(a *artifact.Artifact, raw *Raw, want []string) {
 		summarize(a, c)
 		a.Cases = append(a.Cases, *c)
 	}
-	warnUnstable(a)
 	if a.Case(cases.RefCase) == nil {
 		dropRatios(a)
 	}
@@ -172,13 +171,6 @@ func summarize(a *artifact.Artifact, c *artifact.Case) {
 		c.CrossingsPerMs = ptr(1e6 / c.MedianNs)
 	}
 	c.Memory = c.MemoryFromProcesses()
-}
-
-// warnUnstable adds one warning naming the cases whose interval is too wide to trust (artifact.UnstableWarning).
-func warnUnstable(a *artifact.Artifact) {
-	if w := artifact.UnstableWarning([]*artifact.Artifact{a}, []string{""}, stats.DefaultStability); w != "" {
-		a.Warnings = append(a.Warnings, w)
-	}
 }
 
 func ptr(v float64) *float64 { return &v }

@@ -48,8 +48,8 @@ func CheckEffect(v float64) error {
 // tooFewForInterval is Summarize's warning when the sample is too small for the requested level.
 const tooFewForInterval = "need %s %d samples for confidence interval at level %v"
 
-// IsTooFewForInterval reports whether warning w is Summarize's "too few samples for the interval", as artifacts
-// record it: show replaces those with one line of its own, however many cases they name.
+// IsTooFewForInterval reports whether warning w is Summarize's "too few samples for the interval", as artifacts of
+// earlier versions record it: their reader drops it, and the analysis says one line of its own from the intervals.
 func IsTooFewForInterval(w string) bool {
 	return strings.Contains(w, "samples for confidence interval at level")
 }

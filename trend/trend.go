@@ -1,6 +1,7 @@
 // Package trend reads a history's series: where each case's numbers changed, on which devices and at which commits,
 // whether the code or one device caused it, and how much each device moves from night to night when nothing
-// changed. It builds the model that package dashboard renders; the statistics are package stats's.
+// changed. Package analysis builds the history's model from its Report, which package dashboard renders; the
+// statistics are package stats's.
 package trend
 
 import (
@@ -139,11 +140,6 @@ func Analyze(h *history.History, o Options) *Report {
 		}
 	}
 	return r
-}
-
-// Alerts reports whether c should fail the nightly: a regression the code made that nobody has acknowledged.
-func (c *Change) Alerts() bool {
-	return c.Regression && c.Cause == CauseCode && c.Ack == nil
 }
 
 // same reports whether two readings found the same change: the same case and metric at overlapping commits.

@@ -27,12 +27,10 @@ import (
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/config"
-	"github.com/bench-bridge/bench-bridge/history"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/stats"
 	"github.com/bench-bridge/bench-bridge/targets"
-	"github.com/bench-bridge/bench-bridge/trend"
 )
 
 // fakeCases are the cases a fake target's program lists.
@@ -648,25 +646,6 @@ func TestShowOnFakeArtifacts(t *testing.T) {
 	if code := fs.run("show", out, out+".missing"); code != 1 || !strings.Contains(fs.stderr.String(), out+".missing") {
 		t.Errorf("show of a missing file: exit %d\n%s", code, fs.stderr.String())
 	}
-}
-
-// deviceNoise takes from the history what it says of the current artifact's device and program only.
-func TestDeviceNoiseIsTheDevicesOwn(t *testing.T) {
-	a := &artifact.Artifact{Target: "fake-a", Program: artifact.ProgramBridge, Codec: "json", Device: artifact.Device{CPUModel: "fake cpu"}}
-	key := history.DeviceOf(a, "").Key
-	r := &trend.Report{Noise: []trend.Noise{
-		{Program: "json bridge", Device: key, Case: "callback", Visible: 0.2},
-		{Program: "fast bridge", Device: key, Case: "callback", Visible: 0.5},
-		{Program: "json bridge", Device: "another", Case: "script_to_host_scalar", Visible: 0.5},
-	}}
-	n := deviceNoise(r, a)
-	if n == nil || n.Device != key || len(n.Visible) != 1 || n.Visible["callback"] != 0.2 {
-		t.Errorf("noise %+v", n)
-	}
-	if deviceNoise(nil, a) != nil {
-		t.Error("noise without a history")
-	}
-
 }
 
 // compare --format json prints one JSON object: the programs' table and the paired report.

@@ -19,11 +19,9 @@ import (
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/gate"
-	"github.com/bench-bridge/bench-bridge/history"
 	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/stats"
 	"github.com/bench-bridge/bench-bridge/targets"
-	"github.com/bench-bridge/bench-bridge/trend"
 )
 
 // Exit statuses of gate and compare --gate: 0 when nothing regressed, exitRegressed on a regression, exitUnjudged
@@ -149,7 +147,7 @@ func gateRun(o *gateOptions) error {
 		return fmt.Errorf("--metric %q: want time, instructions or allocations", opts.Metric)
 	}
 	opts.AllowMissing, opts.AcrossOrigins = o.AllowMissing, o.AcrossOrigins
-	var noise *trend.Report
+	var noise *analysis.History
 	if o.History != "" {
 		if noise, err = readHistory(o.ctx, storeFlag{o.History}, false); err != nil {
 			return fmt.Errorf("--history: %w", err)
@@ -172,7 +170,7 @@ func gateRun(o *gateOptions) error {
 		report.Notes = []analysis.Warning{}
 	}
 	for _, p := range pairs {
-		opts.Noise = deviceNoise(noise, p.Current.Artifact)
+		opts.Noise = noise.NoiseOf(p.Current.Artifact)
 		res, err := analysis.Compare(p.Baseline, p.Current, opts)
 		if err != nil {
 			return err
@@ -188,26 +186,6 @@ func gateRun(o *gateOptions) error {
 		return err
 	}
 	return gateOutcome(report)
-}
-
-// deviceNoise is what the history says of a's device and program: the least change its nightly sees per case; nil
-// without a history, or when the history has not seen that device and program.
-func deviceNoise(r *trend.Report, a *artifact.Artifact) *analysis.Noise {
-	if r == nil {
-		return nil
-	}
-	dev := history.DeviceOf(a, "")
-	program := history.SeriesOf(a, dev.Key).Program
-	n := &analysis.Noise{Device: dev.Key, Visible: map[string]float64{}}
-	for _, x := range r.Noise {
-		if x.Device == dev.Key && x.Program == program && x.Visible > 0 {
-			n.Visible[x.Case] = x.Visible
-		}
-	}
-	if len(n.Visible) == 0 {
-		return nil
-	}
-	return n
 }
 
 // confirmResult reruns the flagged cases of res and keeps only the regressions the rerun shows too. When the

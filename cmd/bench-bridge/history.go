@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/dashboard"
 	"github.com/bench-bridge/bench-bridge/history"
@@ -124,17 +125,8 @@ func historyAckRun(o *historyAckOptions) error {
 	if err != nil {
 		return err
 	}
-	var found, ofCase []trend.Change
-	for _, c := range trend.Analyze(h, trend.DefaultOptions).Changes {
-		if c.Case != o.Case {
-			continue
-		}
-		ofCase = append(ofCase, c)
-		if strings.HasPrefix(c.To, o.Commit) && (o.Program == "" || c.Program == o.Program) && (metric == "" || c.Metric == metric) {
-			found = append(found, c)
-		}
-	}
-	describe := func(cs []trend.Change) string {
+	found, ofCase := analysis.BuildHistory(h, trend.DefaultOptions).FindChange(o.Case, o.Commit, o.Program, metric)
+	describe := func(cs []analysis.Change) string {
 		var out []string
 		for _, c := range cs {
 			out = append(out, fmt.Sprintf("%s %s at %s..%s", c.Program, c.Metric, short(c.From), short(c.To)))
@@ -243,16 +235,11 @@ func countAdded(out []history.Outcome) int {
 	return n
 }
 
-// short is a commit as people read it: its first 12 characters.
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
-}
+// short is a commit as people read it (analysis.ShortCommit).
+var short = analysis.ShortCommit
 
 // readHistory loads the whole store and reads it; markNew also finds which changes the newest nights made visible.
-func readHistory(ctx context.Context, store storeFlag, markNew bool) (*trend.Report, error) {
+func readHistory(ctx context.Context, store storeFlag, markNew bool) (*analysis.History, error) {
 	s, err := store.open(ctx)
 	if err != nil {
 		return nil, err
@@ -264,7 +251,7 @@ func readHistory(ctx context.Context, store storeFlag, markNew bool) (*trend.Rep
 	}
 	o := trend.DefaultOptions
 	o.MarkNew = markNew
-	return trend.Analyze(h, o), nil
+	return analysis.BuildHistory(h, o), nil
 }
 
 func checkFormat(format string) error {
@@ -324,9 +311,9 @@ func historyChangesRun(o *historyChangesOptions) error {
 		return err
 	}
 	var caught []string
-	for _, c := range r.Changes {
-		if o.FailNew && c.New && c.Alerts() {
-			caught = append(caught, fmt.Sprintf("%s %s (%s, %+.1f%% at %s..%s)", c.Case, c.Metric, c.Program, 100*c.Shift, short(c.From), short(c.To)))
+	for _, w := range r.Warnings {
+		if w.Kind == analysis.NewRegression {
+			caught = append(caught, w.Text)
 		}
 	}
 	if len(caught) > 0 {

@@ -87,7 +87,7 @@ func showRun(o *showOptions) error {
 		if err != nil {
 			return fmt.Errorf("--history: %w", err)
 		}
-		noise = func(a *artifact.Artifact) *analysis.Noise { return deviceNoise(r, a) }
+		noise = r.NoiseOf
 	}
 	table := analysis.Build(analysis.LoadedFrom(arts, o.Files), analysis.Options{}, noise)
 	if err := writePictures(table, o.Chart, o.HTML); err != nil {

@@ -1,15 +1,12 @@
-package artifact
+package analysis
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
-
-// UnstablePrefix opens the warning UnstableWarning writes, so that a reader of an artifact can tell it from the
-// others and say it again in its own words.
-const UnstablePrefix = "unstable: "
 
 // unstableAdvice is what to do about wide intervals: more processes do not narrow them, since a whole run moves
 // with the machine's state (docs/method.md); a quieter machine does, and ×ref, compare and instruction counts do
@@ -17,10 +14,11 @@ const UnstablePrefix = "unstable: "
 const unstableAdvice = "read ×ref, which moves far less, or use compare or --metric instructions; " +
 	"a quieter machine narrows it, more --runs do not (docs/results.md)"
 
-// UnstableWarning is one line naming, for each artifact, the cases whose interval of median_ns reaches further than
+// unstableWarning is one line naming, for each artifact, the cases whose interval of median_ns reaches further than
 // th.MaxSpread from the median (stats.Unstable; at most five by name, the widest first), and what to do about it;
-// "" when no case is that wide. labels[i] names arts[i] in the line; a lone artifact may go unnamed ("").
-func UnstableWarning(arts []*Artifact, labels []string, th stats.StabilityThresholds) string {
+// "" when no case is that wide. labels[i] names arts[i] in the line. Artifacts record no such warning: it is judged
+// here, from the intervals they keep, whenever they are shown.
+func unstableWarning(arts []*artifact.Artifact, labels []string, th stats.StabilityThresholds) string {
 	var parts []string
 	for i, a := range arts {
 		intervals := make([]stats.Prediction, len(a.Cases))
@@ -47,6 +45,5 @@ func UnstableWarning(arts []*Artifact, labels []string, th stats.StabilityThresh
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%sanother run may measure ns/op more than ±%.0f%% away for %s: %s", UnstablePrefix,
-		100*th.MaxSpread, strings.Join(parts, " and "), unstableAdvice)
+	return fmt.Sprintf("unstable: another run may measure ns/op more than ±%.0f%% away for %s: %s", 100*th.MaxSpread, strings.Join(parts, " and "), unstableAdvice)
 }
