@@ -37,7 +37,8 @@ type bisectOptions struct {
 	Threshold  float64
 	runsSet    bool
 	// Budget, by time, makes each step's rounds sequential (compare --budget): a step stops when its answer is clear.
-	Budget time.Duration
+	Budget    time.Duration
+	budgetSet bool
 }
 
 // newCmdBisect is `bench-bridge bisect GOOD BAD --bridge NAME --cases CASE`.
@@ -52,8 +53,9 @@ measuring it, unless the search ends there. A commit that does not build is skip
 
 --metric instructions (valgrind's callgrind) counts CASE's instructions per op: exact, one process per commit, GOOD
 counted once; the threshold defaults to the gate's instructions threshold (1%). --metric time measures each commit
-and GOOD in one session, their processes alternating for --runs rounds, and takes the paired test of compare; the
-threshold defaults to the gate's minimum effect (10%). The artifacts go to ` + DefaultOutDir + `/bisect-TARGET unless --out
+and GOOD in one session, their processes alternating in rounds that stop as soon as the answer is clear, at the
+latest after --budget (--runs alone fixes them, as in compare), and takes the paired test of compare; the threshold
+defaults to the gate's minimum effect (10%). The artifacts go to ` + DefaultOutDir + `/bisect-TARGET unless --out
 names another directory.`,
 		Example: `  bench-bridge bisect v1.2 main --bridge mine --cases script_to_host_scalar --metric instructions
   bench-bridge bisect c29 c30 --bridge mine --cases callback --runs 20`,
@@ -63,7 +65,7 @@ names another directory.`,
 			fl := cmd.Flags()
 			o.Measure.changed(fl)
 			o.Build.changed(fl)
-			o.runsSet = fl.Changed("runs")
+			o.runsSet, o.budgetSet = fl.Changed("runs"), fl.Changed("budget")
 			if runF != nil {
 				return runF(o)
 			}
@@ -73,10 +75,10 @@ names another directory.`,
 	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, o.Config, &o.Device, true)
 	fl := cmd.Flags()
 	fl.StringVar(&o.Target, "target", localName(), "the target to measure on")
-	fl.DurationVar(&o.Budget, "budget", 0, "by time: each step's rounds stop as soon as the answer is clear, at the latest after this long (compare --budget)")
+	fl.DurationVar(&o.Budget, "budget", compareBudget, "by time: each step's rounds stop as soon as the answer is clear, at the latest after this long (0: the --runs rounds, fixed; compare --budget)")
 	fl.Float64Var(&o.Threshold, "threshold", 0, "least relative slowdown that counts, 0.05 for 5% (default: the gate's for the metric)")
 	fl.Lookup("out").Usage = "directory for the artifacts of the steps (default " + DefaultOutDir + "/bisect-TARGET)"
-	fl.Lookup("runs").Usage = "by time: rounds of each step's session, GOOD and the commit alternating (default " + fmt.Sprint(compareRounds) + "); by instructions: processes"
+	fl.Lookup("runs").Usage = "by time: rounds of each step's session, GOOD and the commit alternating (alone: that many, fixed; with --budget: at most); by instructions: processes"
 	return cmd
 }
 
@@ -113,13 +115,18 @@ func bisectRun(o *bisectOptions) error {
 	if len(names) != 1 || names[0] == "" || strings.HasPrefix(names[0], "ref_js_loop") {
 		return fmt.Errorf("--cases %q: bisect follows one case (not ref_js_loop), like --cases script_to_host_scalar", o.Measure.cases)
 	}
-	if !o.runsSet {
-		o.Measure.runs = compareRounds
-		if o.Budget > 0 {
-			o.Measure.runs = sequentialRounds
+	switch {
+	case o.Measure.record == recordInstructions:
+		o.Budget = 0 // the count is exact: one process, no rounds to stop
+		if !o.runsSet {
+			o.Measure.runs = 1 // the timed processes only carry the count
 		}
-		if o.Measure.record == recordInstructions {
-			o.Measure.runs = 1 // the count is exact: the timed processes only carry it
+	case !o.runsSet:
+		o.Measure.runs = compareRounds
+	}
+	if o.Measure.record != recordInstructions {
+		if o.Budget, o.Measure.runs, err = roundsOf(o.Budget, o.budgetSet, o.Measure.runs, o.runsSet); err != nil {
+			return err
 		}
 	}
 	bs := &bisector{o: o, cfg: cfg, name: o.Build.bridge, caseN: names[0], log: o.IO.ErrOut}
@@ -127,8 +134,6 @@ func bisectRun(o *bisectOptions) error {
 		return err
 	}
 	switch {
-	case o.Budget < 0:
-		return fmt.Errorf("--budget %s: want a positive duration, like 60s", o.Budget)
 	case o.Threshold < 0 || o.Threshold != o.Threshold || o.Threshold > 10:
 		return fmt.Errorf("--threshold %v: want a share between 0 and 10, like 0.05", o.Threshold)
 	case o.Threshold > 0:

@@ -533,32 +533,42 @@ func TestCompareGateJudgingNothing(t *testing.T) {
 	}
 }
 
-// TestCompareSequentialStopsWhenClear: with --budget the rounds stop at the first look where every case is clear,
-// a slowdown of half as regressed and no change as the same, and say how they ended; the verdict is the paired test's
-// at that look's alpha.
+// TestCompareSequentialStopsWhenClear: the rounds are sequential by default (and with --budget): they stop at the
+// first look where every case is clear, a slowdown of half as regressed and no change as the same, and say how they
+// ended; the verdict is the paired test's at that look's alpha. --runs alone fixes the rounds.
 func TestCompareSequentialStopsWhenClear(t *testing.T) {
 	cfg := fakeBridge(t)
 	for _, tc := range []struct {
-		b    string
-		code int
+		b      string
+		rounds []string
+		code   int
 	}{
-		{"fake:slowdown=0.5", 3},
-		{"fake", 0},
+		{"fake:slowdown=0.5", []string{"--budget", "10m"}, 3},
+		{"fake", nil, 0}, // the default budget
 	} {
 		fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
 		dir := t.TempDir()
-		code := fs.run("compare", "fake-a", "fake", tc.b, "--config", cfg, "--cases", "script_to_host_scalar", "--budget", "10m",
-			"--samples", "1", "--min-time", "1ms", "--out", dir, "--gate")
+		args := append([]string{"compare", "fake-a", "fake", tc.b, "--config", cfg, "--cases", "script_to_host_scalar",
+			"--samples", "1", "--min-time", "1ms", "--out", dir, "--gate"}, tc.rounds...)
+		code := fs.run(args...)
 		out := fs.stdout.String()
 		if code != tc.code || !strings.Contains(out, "stopped because every case was clear; look ") {
-			t.Errorf("compare fake %s --budget: exit %d, want %d and the rounds stopped when clear\n%s%s", tc.b, code, tc.code, out, fs.stderr.String())
+			t.Errorf("compare fake %s %q: exit %d, want %d and the rounds stopped when clear\n%s%s", tc.b, tc.rounds, code, tc.code, out, fs.stderr.String())
 		}
 		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 		if a, err := artifact.Read(files[0]); err != nil || len(a.Processes) >= 100 || len(a.Processes) < stats.SequentialFirstLook {
 			t.Errorf("%s: %v, %d rounds; want a look's few", files[0], err, len(a.Processes))
 		}
 	}
-	fs := newFakes(false, false)
+	fs := newFakes(false, false, &fakeTarget{name: "fake-a"})
+	dir := t.TempDir()
+	code := fs.run("compare", "fake-a", "fake", "fake", "--config", cfg, "--cases", "script_to_host_scalar", "--runs", "3",
+		"--samples", "1", "--min-time", "1ms", "--out", dir)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if a, err := artifact.Read(files[0]); code != 0 || err != nil || len(a.Processes) != 3 || strings.Contains(fs.stdout.String(), "sequential:") {
+		t.Errorf("compare --runs 3: exit %d, %v, want 3 fixed rounds\n%s%s", code, err, fs.stdout.String(), fs.stderr.String())
+	}
+	fs = newFakes(false, false)
 	if code := fs.run("compare", "fake-a", "fake", "fake", "--config", cfg, "--budget", "-1s"); code != 1 || !strings.Contains(fs.stderr.String(), "--budget -1s: want a positive duration") {
 		t.Errorf("--budget -1s: exit %d, %s", code, fs.stderr.String())
 	}

@@ -44,10 +44,11 @@ type compareOptions struct {
 	AllowUnjudged bool
 	Thresholds    thresholdFlags
 	Format        string
-	// Budget, when set, makes the rounds sequential: they stop when every case's answer is clear, at the latest
-	// after Budget (and --runs rounds).
-	Budget  time.Duration
-	runsSet bool
+	// Budget, when above 0, makes the rounds sequential: they stop when every case's answer is clear, at the latest
+	// after Budget (and --runs rounds). It is compareBudget unless --budget or --runs says otherwise.
+	Budget    time.Duration
+	budgetSet bool
+	runsSet   bool
 	// Report, when set, is where a markdown report fit for a pull-request comment goes (also $GITHUB_STEP_SUMMARY).
 	Report string
 	// Refused are the measuring flags given that compare takes per program instead.
@@ -71,7 +72,10 @@ A program is floor, a codec of the reference bridge (json, fast, binary) or a br
 options after a colon: json:slowdown=0.10 is the json bridge adding busy work worth 10% of each crossing,
 calibrated on the device at start-up (the same binary as json).
 
---runs (default ` + strconv.Itoa(compareRounds) + `) is the number of rounds. The artifacts go to ` + DefaultOutDir + `/compare-TARGET
+The rounds are sequential: compare looks at the pairs as they come and stops as soon as every case's answer is
+clear (a change of at least --min-effect, or none that large), at the latest after --budget (default ` + compareBudget.String() + `),
+with error rates that hold at every look (docs/gate.md). --runs N alone runs N rounds whatever the answer, as does
+--budget 0 (` + strconv.Itoa(compareRounds) + ` rounds unless --runs says). The artifacts go to ` + DefaultOutDir + `/compare-TARGET
 unless --out names another directory.`,
 		Example: `  bench-bridge compare linux json fast binary
   bench-bridge compare linux json json:slowdown=0.10 --cases script_to_host_scalar --gate`,
@@ -82,7 +86,7 @@ unless --out names another directory.`,
 			o.Measure.changed(fl)
 			o.Build.changed(fl)
 			o.Thresholds.changed(fl)
-			o.runsSet = fl.Changed("runs")
+			o.runsSet, o.budgetSet = fl.Changed("runs"), fl.Changed("budget")
 			o.Refused = nil
 			for _, name := range []string{"slowdown", "slowdown-steps", "metric"} {
 				if fl.Changed(name) {
@@ -100,7 +104,7 @@ unless --out names another directory.`,
 	// More rounds than a run's processes: the paired test gains a pair per round, and a compare measures few cases.
 	o.Measure.runs = compareRounds
 	fl.Lookup("runs").DefValue = strconv.Itoa(compareRounds)
-	fl.Lookup("runs").Usage = "rounds: processes of each program, alternating A B, B A, ..."
+	fl.Lookup("runs").Usage = "rounds: processes of each program, alternating A B, B A, ...: given alone, that many whatever the answer; with --budget, at most that many"
 	fl.Lookup("out").Usage = "directory for the artifacts, one per program (default " + DefaultOutDir + "/compare-TARGET)"
 	fl.BoolVar(&o.Gate, "gate", false, "exit 3 when a program regressed against the first, 4 when one judged nothing")
 	fl.BoolVar(&o.AllowUnjudged, "allow-unjudged", false, "with --gate, let a program that could judge no case against the first pass")
@@ -108,15 +112,33 @@ unless --out names another directory.`,
 	fl.Float64Var(&o.Thresholds.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
 	fl.StringVar(&o.Format, "format", "text", "format of the paired comparison: "+strings.Join(gate.Formats, ", "))
 	fl.StringVar(&o.Report, "report", "", "write a markdown report for a pull-request comment to this file (and append it to $GITHUB_STEP_SUMMARY when set)")
-	fl.DurationVar(&o.Budget, "budget", 0, "sequential: stop the rounds as soon as every case's answer is clear, at the latest after this long (--runs then caps the rounds, default "+strconv.Itoa(sequentialRounds)+")")
+	fl.DurationVar(&o.Budget, "budget", compareBudget, "stop the rounds as soon as every case's answer is clear, at the latest after this long (0: the --runs rounds, fixed)")
 	return cmd
 }
 
 // compareRounds is compare's default --runs.
 const compareRounds = 40
 
+// compareBudget is compare's default --budget: its rounds are sequential unless --runs alone fixes their number. A
+// minute found a 2% slowdown of one case on a quiet machine (docs/gate.md) and is what a pull request can wait.
+const compareBudget = time.Minute
+
 // sequentialRounds caps the rounds of a sequential compare (--budget) when --runs does not: the budget ends it first.
 const sequentialRounds = 10000
+
+// roundsOf decides a session's rounds from --budget and --runs, for compare and bisect by time: sequential within
+// the budget (the default), capped by --runs when both are given; --runs alone, or --budget 0, fixes the rounds.
+func roundsOf(budget time.Duration, budgetSet bool, runs int, runsSet bool) (time.Duration, int, error) {
+	switch {
+	case budget < 0:
+		return 0, 0, fmt.Errorf("--budget %s: want a positive duration, like 60s, or 0 for a fixed --runs", budget)
+	case runsSet && !budgetSet:
+		return 0, runs, nil
+	case budget > 0 && !runsSet:
+		return budget, sequentialRounds, nil
+	}
+	return budget, runs, nil
+}
 
 // compareArg is one compare argument: a program of the compare (floor, a codec of the reference bridge or a config
 // bridge, at a revision) and its options.
@@ -215,11 +237,9 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Budget < 0 {
-		return fmt.Errorf("--budget %s: want a positive duration, like 60s", o.Budget)
-	}
-	if o.Budget > 0 && !o.runsSet {
-		o.Measure.runs = sequentialRounds
+	o.Budget, o.Measure.runs, err = roundsOf(o.Budget, o.budgetSet, o.Measure.runs, o.runsSet)
+	if err != nil {
+		return err
 	}
 	specs := make([]compareArg, len(o.Programs))
 	plans := make([]plan, len(o.Programs))
