@@ -26,17 +26,7 @@ void bb_engine_meta(void)
 	       (long)DUK_VERSION % 100);
 }
 
-int bb_engine_count_setup(int on)
-{
-	(void)on;
-	return 0;
-}
-
-int bb_engine_heap(int64_t *bytes, int64_t *allocs)
-{
-	(void)bytes, (void)allocs;
-	return 0;
-}
+BB_ENGINE_UNCOUNTED
 
 typedef struct dk_state {
 	duk_context *ctx;

@@ -25,17 +25,7 @@ void bb_engine_meta(void)
 	printf("meta engine mujs %d.%d.%d\n", JS_VERSION_MAJOR, JS_VERSION_MINOR, JS_VERSION_PATCH);
 }
 
-int bb_engine_count_setup(int on)
-{
-	(void)on;
-	return 0;
-}
-
-int bb_engine_heap(int64_t *bytes, int64_t *allocs)
-{
-	(void)bytes, (void)allocs;
-	return 0;
-}
+BB_ENGINE_UNCOUNTED
 
 /* FN is the registry's name of the function the host calls (bench, the case's function or the callback). */
 #define FN "bb_fn"

@@ -36,15 +36,7 @@ void bb_engine_meta(void)
 	std::printf("meta engine spidermonkey %s\n", BB_MOZJS_VERSION);
 }
 
-int bb_engine_count_setup(int)
-{
-	return 0;
-}
-
-int bb_engine_heap(int64_t *, int64_t *)
-{
-	return 0;
-}
+BB_ENGINE_UNCOUNTED
 
 namespace {
 

@@ -25,6 +25,21 @@ int bb_engine_count_setup(int on);
  * there is none or the engine cannot tell. */
 int bb_engine_heap(int64_t *bytes, int64_t *allocs);
 
+/* BB_ENGINE_UNCOUNTED defines bb_engine_count_setup and bb_engine_heap for an engine whose allocations the harness
+ * does not count (it takes no allocator from its embedder, or its adapter gives it none yet): its memory records have
+ * the host's counts alone. */
+#define BB_ENGINE_UNCOUNTED                                  \
+	int bb_engine_count_setup(int on)                    \
+	{                                                    \
+		(void)on;                                    \
+		return 0;                                    \
+	}                                                    \
+	int bb_engine_heap(int64_t *bytes, int64_t *allocs)  \
+	{                                                    \
+		(void)bytes, (void)allocs;                   \
+		return 0;                                    \
+	}
+
 /* harness_count_engine (the core's, harness_memory.c) counts one allocation of size bytes by the engine, while the
  * memory pass counts. */
 void harness_count_engine(size_t size);

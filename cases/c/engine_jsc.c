@@ -16,17 +16,7 @@ void bb_engine_meta(void)
 	printf("meta engine jsc %s\n", BB_JSC_VERSION);
 }
 
-int bb_engine_count_setup(int on)
-{
-	(void)on;
-	return 0;
-}
-
-int bb_engine_heap(int64_t *bytes, int64_t *allocs)
-{
-	(void)bytes, (void)allocs;
-	return 0;
-}
+BB_ENGINE_UNCOUNTED
 
 JSGlobalContextRef bb_jsc_new(void)
 {
