@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"html"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
 // Stacks are sampled stacks, folded: the frames outermost first, joined by ";", and the samples of each.
@@ -41,6 +44,17 @@ func ParseFolded(text string) Stacks {
 		}
 	}
 	return out
+}
+
+// writeFolded prints foldedHeader and the stacks, most samples first, one a line with its samples (flamegraph.pl
+// reads them, and ParseFolded).
+func (s Stacks) writeFolded(w io.Writer) {
+	fmt.Fprintf(w, "%s: outermost first, sampled function last, then the samples (flamegraph.pl reads them)\n", foldedHeader)
+	keys := sortedKeys(s)
+	sort.SliceStable(keys, func(i, j int) bool { return s[keys[i]] > s[keys[j]] })
+	for _, k := range keys {
+		fmt.Fprintf(w, "%s %d\n", k, s[k])
+	}
 }
 
 // total is the samples of every stack.
@@ -226,4 +240,33 @@ func diverging(delta float64) string {
 		return fmt.Sprintf("rgb(255,%d,%d)", fade, fade)
 	}
 	return fmt.Sprintf("rgb(%d,%d,255)", fade, fade)
+}
+
+// WriteFlameFile writes path as a flame graph of s, differential against base when base has samples (see
+// WriteFlameSVG). A file at path is always a complete one.
+func WriteFlameFile(path, title string, s, base Stacks) error {
+	var b bytes.Buffer
+	if err := WriteFlameSVG(&b, title, s, base); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return artifact.WriteFileAtomic(path, b.Bytes())
+}
+
+// WritePictures writes the profile's stacks beside its raw output, as every profiler with stacks does: a flame graph
+// (STEM.svg) and a pprof profile (STEM.pb.gz), where STEM is the raw output's path less ".txt". It returns their
+// paths.
+func (r *Result) WritePictures(title string) (svg, pprof string, err error) {
+	stem := strings.TrimSuffix(r.Raw, ".txt")
+	svg, pprof = stem+".svg", stem+".pb.gz"
+	if err := WriteFlameFile(svg, title, r.Stacks, nil); err != nil {
+		return "", "", err
+	}
+	var b bytes.Buffer
+	if err := WritePprof(&b, r.Stacks, r.Period.Nanoseconds()); err != nil {
+		return "", "", fmt.Errorf("%s: %w", pprof, err)
+	}
+	if err := artifact.WriteFileAtomic(pprof, b.Bytes()); err != nil {
+		return "", "", err
+	}
+	return svg, pprof, nil
 }
