@@ -36,8 +36,8 @@ func ParseFolded(text string) Stacks {
 			continue
 		}
 		i := strings.LastIndexByte(line, ' ')
-		if !in || i <= 0 || strings.HasPrefix(line, "#") {
-			continue
+		if !in || i <= 0 {
+			continue // after the header every line is a stack: a frame may begin with "#"
 		}
 		if n, err := strconv.ParseUint(line[i+1:], 10, 64); err == nil && n > 0 {
 			out[line[:i]] += n
