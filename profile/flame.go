@@ -171,7 +171,7 @@ func WriteFlameSVG(w io.Writer, title string, s, base Stacks) error {
 		return fmt.Errorf("flame graph %s: no stacks", title)
 	}
 	diff := base.total() > 0
-	depth := maxDepth(root)
+	depth := maxDepth(root, root.n)
 	height := flameMargin + float64(depth+1)*flameRow + 10
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="flame" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="monospace" font-size="11">`+"\n",
@@ -214,10 +214,13 @@ func WriteFlameSVG(w io.Writer, title string, s, base Stacks) error {
 	return err
 }
 
-func maxDepth(n *flameNode) int {
+// maxDepth is the depth of the frames under n that are drawn: those too narrow to see leave no empty rows above.
+func maxDepth(n *flameNode, total uint64) int {
 	d := 0
 	for _, c := range n.children {
-		d = max(d, 1+maxDepth(c))
+		if flameWidth*float64(c.n)/float64(total) >= flameMinW {
+			d = max(d, 1+maxDepth(c, total))
+		}
 	}
 	return d
 }

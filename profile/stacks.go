@@ -56,7 +56,15 @@ type stackFolder struct {
 	frames []string // the current sample's, innermost first
 }
 
-func (f *stackFolder) frame(name string) { f.frames = append(f.frames, name) }
+// frame adds the next frame outwards. A run of frames without a symbol or object is one: an unwinding that broke off
+// in code without frame pointers (the C library) goes on through garbage up to the profiler's limit of 127 frames,
+// "[unknown]" each, which would make a flame graph a hundred rows tall.
+func (f *stackFolder) frame(name string) {
+	if name == "[unknown]" && len(f.frames) > 0 && f.frames[len(f.frames)-1] == name {
+		return
+	}
+	f.frames = append(f.frames, name)
+}
 
 // end closes the current sample: a sample without frames is not counted.
 func (f *stackFolder) end() {

@@ -13,8 +13,8 @@ import (
 
 // perfScript is `perf script` text as perf 6.1 prints it here for `perf record -g` (lines copied from a profile of
 // the json bridge on this machine, the paths shortened): the sampled frame first, kernel frames in
-// [kernel.kallsyms], frames without a symbol as [unknown], a C++ name with spaces, a last sample without its blank
-// line.
+// [kernel.kallsyms], frames without a symbol as [unknown] (a run of them where the unwinding broke off in the C
+// library, which has no frame pointers), a C++ name with spaces, a last sample without its blank line.
 const perfScript = `bridge-json 31174  1479.436705:     250000 cpu-clock: 
 	    7feb824f2ad7 [unknown] ([unknown])
 
@@ -23,6 +23,13 @@ bridge-json 31174  1479.470860:     250000 cpu-clock:
 	ffffffff81000c82 asm_exc_page_fault+0x22 ([kernel.kallsyms])
 	           44936 __GI_____strtod_l_internal+0xa56 (/usr/lib/x86_64-linux-gnu/libc.so.6)
 	5900000000000000 [unknown] ([unknown])
+
+bridge-json 31174  1479.471020:     250000 cpu-clock: 
+	           7e742 __vsnprintf_internal+0x92 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+	        ffffffff [unknown] ([unknown])
+	    558b671f95e8 [unknown] ([unknown])
+	    558b671f95e8 [unknown] ([unknown])
+	    558b671f95e8 [unknown] ([unknown])
 
 bridge-json 31174  1479.473039:     250000 cpu-clock: 
 	           17e31 host_entry+0xd1 (/tmp/bb/bridge-json)
@@ -51,6 +58,7 @@ func TestFoldPerfScript(t *testing.T) {
 	want := Stacks{
 		"[unknown]": 1,
 		"[unknown];__GI_____strtod_l_internal;asm_exc_page_fault_[k];pvm_irq_enable_[k]": 1,
+		"[unknown];__vsnprintf_internal":                                                 1, // an unwinding that broke off in libc: its run of [unknown] is one
 		"main;JS_CallInternal;JS_CallInternal;js_call_c_function;host_entry":             2,
 		"main;[bridge-json];operator new(unsigned long)":                                 1,
 	}
