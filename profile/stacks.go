@@ -39,7 +39,8 @@ func frameName(symbol, object string) string {
 var symOffset = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
 
 // kernelObject says whether an object a profiler names is the kernel: its image ("[kernel.kallsyms]", "vmlinux")
-// or a module (a ".ko" file, or a module perf names in brackets), not the process's own pseudo-objects.
+// or a module named by its file (".ko"). A module perf names by its bare name in brackets ("[nf_tables]") is not
+// told from the process's own pseudo-objects ("[vdso]") and is left unmarked.
 func kernelObject(object string) bool {
 	switch {
 	case strings.HasPrefix(object, "[kernel.") || strings.HasPrefix(object, "[guest.kernel.") || strings.HasSuffix(object, "vmlinux"):
