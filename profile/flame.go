@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"html"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
 // Stacks are sampled stacks, folded: the frames outermost first, joined by ";", and the samples of each.
@@ -33,14 +36,25 @@ func ParseFolded(text string) Stacks {
 			continue
 		}
 		i := strings.LastIndexByte(line, ' ')
-		if !in || i <= 0 || strings.HasPrefix(line, "#") {
-			continue
+		if !in || i <= 0 {
+			continue // after the header every line is a stack: a frame may begin with "#"
 		}
 		if n, err := strconv.ParseUint(line[i+1:], 10, 64); err == nil && n > 0 {
 			out[line[:i]] += n
 		}
 	}
 	return out
+}
+
+// writeFolded prints foldedHeader and the stacks, most samples first, one a line with its samples (flamegraph.pl
+// reads them, and ParseFolded).
+func (s Stacks) writeFolded(w io.Writer) {
+	fmt.Fprintf(w, "%s: outermost first, sampled function last, then the samples (flamegraph.pl reads them)\n", foldedHeader)
+	keys := sortedKeys(s)
+	sort.SliceStable(keys, func(i, j int) bool { return s[keys[i]] > s[keys[j]] })
+	for _, k := range keys {
+		fmt.Fprintf(w, "%s %d\n", k, s[k])
+	}
 }
 
 // total is the samples of every stack.
@@ -157,7 +171,7 @@ func WriteFlameSVG(w io.Writer, title string, s, base Stacks) error {
 		return fmt.Errorf("flame graph %s: no stacks", title)
 	}
 	diff := base.total() > 0
-	depth := maxDepth(root)
+	depth := maxDepth(root, root.n)
 	height := flameMargin + float64(depth+1)*flameRow + 10
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="flame" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="monospace" font-size="11">`+"\n",
@@ -200,10 +214,13 @@ func WriteFlameSVG(w io.Writer, title string, s, base Stacks) error {
 	return err
 }
 
-func maxDepth(n *flameNode) int {
+// maxDepth is the depth of the frames under n that are drawn: those too narrow to see leave no empty rows above.
+func maxDepth(n *flameNode, total uint64) int {
 	d := 0
 	for _, c := range n.children {
-		d = max(d, 1+maxDepth(c))
+		if flameWidth*float64(c.n)/float64(total) >= flameMinW {
+			d = max(d, 1+maxDepth(c, total))
+		}
 	}
 	return d
 }
@@ -226,4 +243,33 @@ func diverging(delta float64) string {
 		return fmt.Sprintf("rgb(255,%d,%d)", fade, fade)
 	}
 	return fmt.Sprintf("rgb(%d,%d,255)", fade, fade)
+}
+
+// WriteFlameFile writes path as a flame graph of s, differential against base when base has samples (see
+// WriteFlameSVG). A file at path is always a complete one.
+func WriteFlameFile(path, title string, s, base Stacks) error {
+	var b bytes.Buffer
+	if err := WriteFlameSVG(&b, title, s, base); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return artifact.WriteFileAtomic(path, b.Bytes())
+}
+
+// WritePictures writes the profile's stacks beside its raw output, as every profiler with stacks does: a flame graph
+// (STEM.svg) and a pprof profile (STEM.pb.gz), where STEM is the raw output's path less ".txt". It returns their
+// paths.
+func (r *Result) WritePictures(title string) (svg, pprof string, err error) {
+	stem := strings.TrimSuffix(r.Raw, ".txt")
+	svg, pprof = stem+".svg", stem+".pb.gz"
+	if err := WriteFlameFile(svg, title, r.Stacks, nil); err != nil {
+		return "", "", err
+	}
+	var b bytes.Buffer
+	if err := WritePprof(&b, r.Stacks, r.Period.Nanoseconds()); err != nil {
+		return "", "", fmt.Errorf("%s: %w", pprof, err)
+	}
+	if err := artifact.WriteFileAtomic(pprof, b.Bytes()); err != nil {
+		return "", "", err
+	}
+	return svg, pprof, nil
 }

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,5 +97,26 @@ func TestFlameGraphInChromium(t *testing.T) {
 	var buf bytes.Buffer
 	if err := WriteFlameSVG(&buf, "empty", Stacks{}, nil); err == nil {
 		t.Error("a flame graph of no stacks: no error")
+	}
+}
+
+// TestFlameGraphHeightIsWhatIsDrawn: a deep stack too narrow to draw leaves no empty rows above the graph.
+func TestFlameGraphHeightIsWhatIsDrawn(t *testing.T) {
+	s := Stacks{"main;run": 10000, "main;" + strings.Repeat("[unknown];", 120) + "memcpy": 1}
+	var buf bytes.Buffer
+	if err := WriteFlameSVG(&buf, "deep", s, nil); err != nil {
+		t.Fatal(err)
+	}
+	// all, main, run: three rows, below the title's margin.
+	if want := fmt.Sprintf(`height="%.0f"`, flameMargin+3*flameRow+10); !strings.Contains(buf.String(), want) {
+		t.Errorf("want %s:\n%.300s", want, buf.String())
+	}
+	s["main;"+strings.Repeat("[unknown];", 120)+"memcpy"] = 5000 // now wide enough to draw: 122 rows
+	buf.Reset()
+	if err := WriteFlameSVG(&buf, "deep", s, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(`height="%.0f"`, flameMargin+123*flameRow+10); !strings.Contains(buf.String(), want) {
+		t.Errorf("want %s:\n%.300s", want, buf.String())
 	}
 }

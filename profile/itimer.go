@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 )
 
 // itimerTool is the in-process profiler of the bench programs (cases/c/itimer.c): SIGPROF from ITIMER_PROF and
@@ -17,6 +18,7 @@ var itimerTool = Tool{
 		return append(append([]string{}, argv...), "--itimer", data)
 	},
 	InProcess: true,
+	Period:    time.Millisecond, // a SIGPROF per millisecond of CPU time, at most one per kernel tick
 }
 
 // symbolizer places a sample's addresses in the objects they belong to: the program that was built (through the
@@ -123,6 +125,7 @@ func (z *symbolizer) name(pc uint64, ret bool) (string, *elfSymbols, uint64) {
 // itimerReport is a symbolised profile: frames by self share, and the text saved as the raw output.
 type itimerReport struct {
 	frames   []Frame
+	stacks   Stacks
 	text     []byte
 	warnings []string
 }
@@ -134,11 +137,11 @@ type itimerTally struct {
 	self   map[string]uint64
 	hot    map[string]map[uint64]uint64
 	where  map[string]*elfSymbols
-	folded map[string]uint64
+	folded Stacks
 }
 
 func tally(f *itimerFile, z *symbolizer) *itimerTally {
-	t := &itimerTally{self: map[string]uint64{}, hot: map[string]map[uint64]uint64{}, where: map[string]*elfSymbols{}, folded: map[string]uint64{}}
+	t := &itimerTally{self: map[string]uint64{}, hot: map[string]map[uint64]uint64{}, where: map[string]*elfSymbols{}, folded: Stacks{}}
 	for _, s := range f.Stacks {
 		names := make([]string, len(s.PCs))
 		for i, pc := range s.PCs {
@@ -202,7 +205,7 @@ func symbolizeItimer(name string, data []byte, program string, libFile LibFile, 
 		fmt.Fprintf(&b, "# emulated: %s: this profiles the emulator, not a device\n", emulated)
 	}
 	t.write(&b, rep.frames)
-	rep.text = b.Bytes()
+	rep.text, rep.stacks = b.Bytes(), t.folded
 	return rep, nil
 }
 
@@ -212,17 +215,8 @@ func (t *itimerTally) write(b *bytes.Buffer, frames []Frame) {
 	for _, fr := range frames {
 		fmt.Fprintf(b, "  %6.2f%% %8d  %-40s %s\n", fr.Self, t.self[fr.Symbol], fr.Symbol, hottestLine(t.hot[fr.Symbol], t.where[fr.Symbol]))
 	}
-	fmt.Fprintf(b, "#\n# stacks, folded: outermost first, sampled function last, then the samples (flamegraph.pl reads them)\n")
-	keys := make([]string, 0, len(t.folded))
-	for k := range t.folded {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		return t.folded[keys[i]] > t.folded[keys[j]] || t.folded[keys[i]] == t.folded[keys[j]] && keys[i] < keys[j]
-	})
-	for _, k := range keys {
-		fmt.Fprintf(b, "%s %d\n", k, t.folded[k])
-	}
+	fmt.Fprintf(b, "#\n")
+	t.folded.writeFolded(b)
 }
 
 // hottestLine is the source line of the pc sampled most often in a function, when its object has line tables.

@@ -33,6 +33,10 @@ type Result struct {
 	Summary
 	Raw  string // the profiler's text output, saved locally
 	Data string // the profiler's own data file, saved locally ("" when it has none)
+	// Stacks are the sampled stacks, folded (they end the raw output too); none for a profiler without stacks.
+	Stacks Stacks
+	// Period is the CPU time one sample stands for, nominally.
+	Period time.Duration
 }
 
 // install says how to get each profiler.
@@ -130,7 +134,7 @@ func runTool(ctx context.Context, t targets.Target, program string, dev artifact
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return nil, err
 	}
-	res := &Result{Raw: base + ".txt"}
+	res := &Result{Raw: base + ".txt", Period: tool.Period}
 	var frames []Frame
 	switch {
 	case tool.InProcess:
@@ -145,7 +149,7 @@ func runTool(ctx context.Context, t targets.Target, program string, dev artifact
 		if err := artifact.WriteFileAtomic(res.Raw, rep.text); err != nil {
 			return nil, err
 		}
-		frames = rep.frames
+		frames, res.Stacks = rep.frames, rep.stacks
 	case tool.Report == nil:
 		// The recorded file is the text.
 		if err := t.Pull(ctx, data, res.Raw); err != nil {
@@ -162,6 +166,16 @@ func runTool(ctx context.Context, t targets.Target, program string, dev artifact
 		if err := runWithin(ctx, t, reportBound, cmd, &report, &rerr); err != nil {
 			return nil, fmt.Errorf("%s: %s: %w\n%s", t.Name(), quoteArgs(cmd), err, tail(rerr.String()))
 		}
+		frames = tool.Parse(report.String())
+		if tool.Stacks != nil {
+			stacks, err := foldOnDevice(ctx, t, tool, data)
+			if err != nil {
+				return nil, err
+			}
+			res.Stacks = stacks
+			fmt.Fprintln(&report, "#")
+			res.Stacks.writeFolded(&report)
+		}
 		if err := artifact.WriteFileAtomic(res.Raw, report.Bytes()); err != nil {
 			return nil, err
 		}
@@ -169,7 +183,6 @@ func runTool(ctx context.Context, t targets.Target, program string, dev artifact
 		if err := t.Pull(ctx, data, res.Data); err != nil {
 			return nil, err
 		}
-		frames = tool.Parse(report.String())
 	}
 	if len(frames) == 0 {
 		return nil, fmt.Errorf("%s: %s recorded nothing that could be read (raw output in %s)", t.Name(), tool.Name, res.Raw)

@@ -1,7 +1,10 @@
 package profile
 
 import (
+	"io"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,3 +65,41 @@ func FuzzParseSimpleperf(f *testing.F) { fuzzProfiler(f, "simpleperf") }
 func FuzzParseStrace(f *testing.F)     { fuzzProfiler(f, "strace") }
 func FuzzParseCallgrind(f *testing.F)  { fuzzProfiler(f, "callgrind") }
 func FuzzParseSample(f *testing.F)     { fuzzProfiler(f, "sample") }
+
+// fuzzFold checks one profiler's stack folding: no panic; every stack has frames, none empty; the stacks read back
+// as they were from the folded text the raw output ends with; and they make a valid pprof profile.
+func fuzzFold(f *testing.F, fold func(io.Reader) (Stacks, error), seeds ...string) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := fold(strings.NewReader(text))
+		if err != nil {
+			return // a line longer than the scanner takes
+		}
+		for stack, n := range s {
+			if n == 0 || slices.Contains(strings.Split(stack, ";"), "") {
+				t.Fatalf("stack %q: %d samples, or an empty frame", stack, n)
+			}
+		}
+		var b strings.Builder
+		s.writeFolded(&b)
+		if back := ParseFolded(b.String()); !maps.Equal(back, s) {
+			t.Fatalf("folded %v, read back %v", s, back)
+		}
+		if len(s) > 0 {
+			if err := WritePprof(io.Discard, s, 250000); err != nil {
+				t.Fatalf("pprof of %v: %v", s, err)
+			}
+		}
+	})
+}
+
+func FuzzFoldPerfScript(f *testing.F) {
+	fuzzFold(f, foldPerfScript, "x 1 1: 1 cpu-clock:\n\t0 ;+0x1 ()\n",
+		"bridge 1  1.5:     250000 cpu-clock: \n\tffffffff8225f759 pvm_irq_enable+0x19 ([kernel.kallsyms])\n\t  17e31 host_entry+0xd1 (/tmp/bridge)\n\t  1b2c0 [unknown] (/tmp/bridge)\n\n")
+}
+func FuzzFoldReportSample(f *testing.F) {
+	fuzzFold(f, foldReportSample, "sample:\n  file: /a\n  symbol: f\n  callchain:\n    file: [kernel.kallsyms]\n    symbol: g\n",
+		"sample:\n  symbol: \n  callchain:\n    dso: \n    symbol: *x[+1]\n")
+}

@@ -3,6 +3,7 @@ package profile
 import (
 	"context"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -94,6 +95,21 @@ func TestProfilersNameTheBoundaryAndQuickJS(t *testing.T) {
 				}
 				if st, err := os.Stat(res.Data); err != nil || st.Size() == 0 {
 					t.Errorf("%s: data file %s not kept: %v", tc.tool, res.Data, err)
+				}
+			}
+			// The sampling profilers' stacks pass from QuickJS through the bridge's host function, and end the raw
+			// output, folded.
+			if tc.tool == "perf" || tc.tool == "itimer" {
+				through := 0
+				for s, n := range res.Stacks {
+					if strings.Contains(s, ";JS_CallInternal;") && strings.Contains(s, ";host_entry;") {
+						through += int(n)
+					}
+				}
+				raw, _ := os.ReadFile(res.Raw)
+				if through == 0 || !maps.Equal(ParseFolded(string(raw)), res.Stacks) {
+					t.Errorf("%s: %d samples through JS_CallInternal and host_entry of %d; the raw output's stacks are the result's: %v",
+						tc.tool, through, res.Stacks.total(), maps.Equal(ParseFolded(string(raw)), res.Stacks))
 				}
 			}
 			if want := filepath.Join(out, "profile-linux-script_to_host_scalar.txt"); res.Raw != want {

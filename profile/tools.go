@@ -6,11 +6,13 @@ package profile
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Frame is one function and its self share of the profile, in percent.
@@ -30,6 +32,12 @@ type Tool struct {
 	Report func(data string) []string
 	// Parse reads the text into frames, largest first.
 	Parse func(text string) []Frame
+	// Stacks returns the command line that prints data's samples with their call chains, and Fold folds that text
+	// into Stacks; both nil for a tool without stacks. (itimer's stacks are in its own file.)
+	Stacks func(data string) []string
+	Fold   func(r io.Reader) (Stacks, error)
+	// Period is the CPU time one sample stands for, nominally: the pprof profile's period.
+	Period time.Duration
 	// Emulates is true for a tool whose timings are simulated (callgrind counts instructions instead).
 	CountsInstructions bool
 	// InProcess is true for the bench programs' own profiler (itimer): nothing to find on the device, and its
@@ -53,6 +61,11 @@ var Tools = map[string]Tool{
 			return []string{"perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "symbol", "-g", "none", "--percent-limit", "0.1"}
 		},
 		Parse: parsePerf,
+		Stacks: func(data string) []string {
+			return []string{"perf", "script", "-i", data}
+		},
+		Fold:   foldPerfScript,
+		Period: time.Second / 4000, // perf record samples at 4 kHz unless told otherwise
 	},
 	"simpleperf": {
 		Name: "simpleperf",
@@ -63,6 +76,11 @@ var Tools = map[string]Tool{
 			return []string{"simpleperf", "report", "-i", data, "--sort", "symbol", "--percent-limit", "0.1"}
 		},
 		Parse: parsePerf,
+		Stacks: func(data string) []string {
+			return []string{"simpleperf", "report-sample", "--show-callchain", "-i", data}
+		},
+		Fold:   foldReportSample,
+		Period: time.Second / 4000, // simpleperf record samples at 4 kHz unless told otherwise
 	},
 	"strace": {
 		Name: "strace",

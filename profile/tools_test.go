@@ -29,6 +29,11 @@ func TestDeviceProfilerCommandLines(t *testing.T) {
 	if got := strings.Join(Tools["simpleperf"].Report("p.data"), " "); got != "simpleperf report -i p.data --sort symbol --percent-limit 0.1" {
 		t.Errorf("simpleperf report: %s", got)
 	}
+	for tool, want := range map[string]string{"perf": "perf script -i p.data", "simpleperf": "simpleperf report-sample --show-callchain -i p.data"} {
+		if got := strings.Join(Tools[tool].Stacks("p.data"), " "); got != want {
+			t.Errorf("%s stacks: %s, want %s", tool, got, want)
+		}
+	}
 }
 
 func TestParseSimpleperfAndSample(t *testing.T) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,7 +53,11 @@ functions by self share and the share of each part: number text, allocation, the
 kernel. Profilers: perf, strace, callgrind (linux), sample (mac), simpleperf or strace (android), perf or strace
 (ssh targets), and on every Linux or Android target itimer: the bench program's own sampler (SIGPROF and
 frame-pointer stacks), symbolised here, for kernels without perf events, qemu and boards without perf. Without
---tool the target's sampling profiler is tried first and itimer where it cannot record.`,
+--tool the target's sampling profiler is tried first and itimer where it cannot record.
+
+The profilers that sample stacks (perf, simpleperf, itimer) also write a flame graph (.svg) and a pprof profile
+(.pb.gz, for go tool pprof -http and speedscope) beside the raw output. --diff PROGRAM profiles PROGRAM first, with
+the same profiler, and writes a differential flame graph (-diff.svg): red where the program of the flags added.`,
 		Example: `  bench-bridge profile linux script_to_host_scalar 5
   bench-bridge profile linux script_to_host_object 3 --tool callgrind
   bench-bridge profile linux callback --program floor
@@ -97,7 +99,7 @@ frame-pointer stacks), symbolised here, for kernels without perf events, qemu an
 	fl.StringVar(&o.Kind, "program", artifact.ProgramBridge, "program to profile: bridge or floor")
 	fl.StringVar(&o.Tool, "tool", "", "profiler: "+strings.Join(profile.ToolNames(), ", ")+" (default: the target's best)")
 	fl.StringVar(&o.OutDir, "out-dir", DefaultOutDir, "where the raw output and data file go")
-	fl.StringVar(&o.Diff, "diff", "", "profile this program first (floor, a codec, a bridge NAME[@REV]) and write a differential flame graph of what the program of the flags added")
+	fl.StringVar(&o.Diff, "diff", "", "profile this program first, with the same profiler (floor, a codec, a bridge NAME[@REV]), and write a differential flame graph of what the program of the flags added")
 	cmd.ValidArgsFunction = targetCompletion(&o.ConfigFile, o.Config)
 	return cmd
 }
@@ -128,7 +130,8 @@ func profileRun(o *profileOptions) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, release()) }()
-	var base profile.Stacks
+	var base *profile.Result
+	tool := o.Tool
 	if o.Diff != "" {
 		spec, err := parseCompareArg(o.Diff, cfg)
 		if err != nil {
@@ -147,22 +150,23 @@ func profileRun(o *profileOptions) (err error) {
 			return fmt.Errorf("--diff %s: %w", o.Diff, err)
 		}
 		fmt.Fprintf(stderr, "profiling %s first, for the differential flame graph\n", o.Diff)
-		if _, base, err = o.profileOne(ctx, t, spec.kind, first, filepath.Join(o.OutDir, "diff-base")); err != nil {
+		if base, err = o.profileOne(ctx, t, spec.kind, first, tool, filepath.Join(o.OutDir, "diff-base")); err != nil {
 			return err
 		}
-		if len(base) == 0 {
-			return fmt.Errorf("--diff: the profile of %s has no stacks (use --tool itimer)", o.Diff)
+		if len(base.Stacks) == 0 {
+			return fmt.Errorf("--diff: the profile of %s by %s has no stacks (--tool perf, simpleperf or itimer have them)", o.Diff, base.Tool)
 		}
+		tool = base.Tool // the same profiler for both, whose frames are named alike
 	}
-	res, stacks, err := o.profileOne(ctx, t, o.Kind, prog, o.OutDir)
+	res, err := o.profileOne(ctx, t, o.Kind, prog, tool, o.OutDir)
 	if err != nil {
 		return err
 	}
 	res.Summary.Write(o.IO.Out)
 	if base != nil {
 		out := strings.TrimSuffix(res.Raw, ".txt") + "-diff.svg"
-		title := fmt.Sprintf("%s on %s: what the program added to %s (red: a larger share, blue: a smaller one)", o.Case, t.Name(), o.Diff)
-		if err := writeFile(out, func(w io.Writer) error { return profile.WriteFlameSVG(w, title, stacks, base) }); err != nil {
+		title := fmt.Sprintf("%s on %s (%s): what the program added to %s (red: a larger share, blue: a smaller one)", o.Case, t.Name(), res.Tool, o.Diff)
+		if err := profile.WriteFlameFile(out, title, res.Stacks, base.Stacks); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "differential flame graph: %s\n", out)
@@ -170,70 +174,40 @@ func profileRun(o *profileOptions) (err error) {
 	return nil
 }
 
-// profileOne builds and pushes prog, profiles the case, and writes its flame graph and pprof profile beside the raw
-// output when the profiler gives stacks (itimer); it returns the stacks, empty for a profiler without them.
-func (o *profileOptions) profileOne(ctx context.Context, t targets.Target, kind string, prog buildSpec, outDir string) (*profile.Result, profile.Stacks, error) {
+// profileOne builds and pushes prog, profiles the case with tool ("" for the target's best), and writes its flame
+// graph and pprof profile beside the raw output when the profiler gives stacks (perf, simpleperf, itimer).
+func (o *profileOptions) profileOne(ctx context.Context, t targets.Target, kind string, prog buildSpec, tool, outDir string) (*profile.Result, error) {
 	stderr := o.IO.ErrOut
 	job := plan{kind: kind, spec: prog, builder: o.Builder}.job(t, stderr)
 	built, err := job.Program(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	device, err := t.Device(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	targets.CheckProgram(&device, built.Path)
 	remote, err := t.Push(ctx, built.Path)
 	if err != nil {
-		return nil, nil, err
-	}
-	tool := o.Tool
-	if o.Diff != "" && tool == "" {
-		tool = "itimer" // the stacks a differential graph needs
+		return nil, err
 	}
 	res, err := profile.Run(ctx, t, remote, device, profile.Options{Case: o.Case, Seconds: o.Seconds, Tool: tool, OutDir: outDir, Log: stderr,
 		Program: built.Path})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	fmt.Fprintf(stderr, "raw output: %s\n", res.Raw)
 	if res.Data != "" {
 		fmt.Fprintf(stderr, "data file: %s\n", res.Data)
 	}
-	text, err := os.ReadFile(res.Raw)
+	if len(res.Stacks) == 0 {
+		return res, nil
+	}
+	svg, pprof, err := res.WritePictures(fmt.Sprintf("%s on %s (%s)", o.Case, t.Name(), res.Tool))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	stacks := profile.ParseFolded(string(text))
-	if len(stacks) == 0 {
-		return res, stacks, nil
-	}
-	stem := strings.TrimSuffix(res.Raw, ".txt")
-	title := fmt.Sprintf("%s on %s (%s)", o.Case, t.Name(), res.Tool)
-	if err := writeFile(stem+".svg", func(w io.Writer) error { return profile.WriteFlameSVG(w, title, stacks, nil) }); err != nil {
-		return nil, nil, err
-	}
-	// itimer samples a millisecond of CPU time, at most one per kernel tick.
-	if err := writeFile(stem+".pb.gz", func(w io.Writer) error { return profile.WritePprof(w, stacks, 1e6) }); err != nil {
-		return nil, nil, err
-	}
-	fmt.Fprintf(stderr, "flame graph: %s\npprof profile: %s (go tool pprof, speedscope)\n", stem+".svg", stem+".pb.gz")
-	return res, stacks, nil
-}
-
-// writeFile writes path with write, to a temporary name first: a file at path is always a complete one.
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path + ".tmp")
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
+	fmt.Fprintf(stderr, "flame graph: %s\npprof profile: %s (go tool pprof, speedscope)\n", svg, pprof)
+	return res, nil
 }

@@ -4,8 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	pprof "github.com/google/pprof/profile"
 
 	"github.com/bench-bridge/bench-bridge/internal/devroot"
 	"github.com/bench-bridge/bench-bridge/internal/sshdtest"
@@ -58,6 +61,55 @@ func TestProfileOnAndroid(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "profile-android-callback.txt")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestProfilePerfFlameGraph profiles the json bridge on this machine with the real perf: the flame graph, loaded
+// in a real headless Chromium, has boxes for QuickJS's interpreter (JS_CallInternal) and the bridge's host function
+// (host_entry), the one nested in the other's stacks; the pprof profile parses with pprof's own reader and has
+// samples whose stacks pass through both.
+func TestProfilePerfFlameGraph(t *testing.T) {
+	requireCC(t)
+	testenv.Require(t, "perf", "apt-get install linux-perf (scripts/setup does it)")
+	chromium := testenv.Chromium(t)
+	dir := t.TempDir()
+	stdout, stderr, code := run(t, "profile", localName(), "script_to_host_scalar", "1", "--tool", "perf", "--out-dir", dir)
+	stem := filepath.Join(dir, "profile-"+localName()+"-script_to_host_scalar")
+	if code != 0 || !strings.Contains(stderr, "flame graph: "+stem+".svg") || !strings.Contains(stderr, "pprof profile: "+stem+".pb.gz") {
+		t.Fatalf("profile --tool perf: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	dom := string(testenv.RunChromium(t, chromium, "--dump-dom", "file://"+stem+".svg"))
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`<text class="title"[^>]*>script_to_host_scalar on ` + regexp.QuoteMeta(localName()) + ` \(perf\)</text>`),
+		regexp.MustCompile(`<g class="frame"><title>JS_CallInternal: \d+ samples, [0-9.]+%</title>`),
+		regexp.MustCompile(`<g class="frame"><title>host_entry: \d+ samples, [0-9.]+%</title>`),
+	} {
+		if !want.MatchString(dom) {
+			t.Errorf("the flame graph in Chromium has no %s\n%.3000s", want, dom)
+		}
+	}
+	f, err := os.Open(stem + ".pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := pprof.Parse(f)
+	if err != nil {
+		t.Fatalf("%s: %v", stem+".pb.gz", err)
+	}
+	through, total := int64(0), int64(0)
+	for _, s := range p.Sample {
+		var names []string
+		for _, l := range s.Location {
+			names = append(names, l.Line[0].Function.Name)
+		}
+		total += s.Value[0]
+		if slices.Contains(names, "JS_CallInternal") && slices.Contains(names, "host_entry") {
+			through += s.Value[0]
+		}
+	}
+	if through == 0 || p.Period != 250000 {
+		t.Errorf("pprof: %d of %d samples through JS_CallInternal and host_entry, period %d ns (want 250000: perf's 4 kHz)", through, total, p.Period)
 	}
 }
 
