@@ -159,14 +159,17 @@ func TestBisectFindsTheCulprit(t *testing.T) {
 	requireCC(t)
 	testenv.Require(t, "valgrind", "apt-get install valgrind (scripts/setup does it)")
 	const culprit = 11
-	r := newBridgeRepo(t, 16, culprit, 200, -1)
+	r := newBridgeRepo(t, 16, culprit, 1000, -1)
 	for _, tc := range []struct {
 		metric string
 		args   []string
 	}{
 		{"instructions", nil},
-		// A 200-turn busy loop beside a call of about 100 ns: several times the cost on any CPU.
-		{"time", []string{"--budget", "2m", "--samples", "3", "--min-time", "2ms", "--threshold", "0.2"}},
+		// A 1000-turn busy loop beside a call of about 100 ns: at least a cycle a turn, several times the cost on any
+		// CPU, far above the threshold (a change counts from half of it, 50%). What is proven is that bisect names
+		// the commit, not how small a change it finds (the proofs measure that): with a threshold of 20%, two
+		// builds of the same source once measured +11.6% [+6.9%, +20.7%] beside the race lane.
+		{"time", []string{"--budget", "2m", "--samples", "3", "--min-time", "2ms", "--threshold", "1"}},
 	} {
 		t.Run(tc.metric, func(t *testing.T) {
 			args := append([]string{"bisect", r.commits[0], "main", "--config", r.config(), "--bridge", "mine",
