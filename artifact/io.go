@@ -81,13 +81,17 @@ func Parse(data []byte) (*Artifact, error) {
 // earlierUnstable opens the "unstable" warning that writers before 0.10.0 recorded in an artifact.
 const earlierUnstable = "unstable: "
 
-// dropJudgedWarnings drops the warnings earlier writers recorded that judge the intervals: the run's "unstable"
-// line and stats.Summarize's "too few samples for the interval". An artifact keeps what was measured; package
-// analysis judges those from its intervals whenever it shows one (intervals this reader may have recomputed), so
-// that they are said once, by today's rule.
+// earlierOneProcess opens the "one process: no interval" warning that writers before 0.10.0 recorded in an artifact.
+const earlierOneProcess = "one process: no interval"
+
+// dropJudgedWarnings drops the warnings earlier writers recorded that judge the intervals: the run's "unstable" and
+// "one process: no interval" lines, and stats.Summarize's "too few samples for the interval". An artifact keeps what
+// was measured; package analysis judges those from its intervals whenever it shows one (intervals this reader may
+// have recomputed), so that they are said once, by today's rule.
 func (a *Artifact) dropJudgedWarnings() {
 	a.Warnings = slices.DeleteFunc(a.Warnings, func(w string) bool {
-		return strings.HasPrefix(w, earlierUnstable) || stats.IsTooFewForInterval(w)
+		return strings.HasPrefix(w, earlierUnstable) || strings.HasPrefix(w, earlierOneProcess) ||
+			stats.IsTooFewForInterval(w)
 	})
 }
 

@@ -111,13 +111,14 @@ func TestReadsSchema1(t *testing.T) {
 	}
 }
 
-// Earlier writers recorded the "unstable" line and the per-case "too few samples" as warnings: a reader drops those
+// Earlier writers recorded the "unstable" and "one process" lines and the per-case "too few samples" as warnings: a reader drops those
 // judgements (the analysis makes them from the intervals) and keeps what else the run recorded.
 func TestReadDropsJudgedWarnings(t *testing.T) {
 	a := sample()
 	a.Warnings = []string{
 		"unstable: another run may measure ns/op more than ±10% away for 1 of 2 cases (callback ±30%): read ×ref",
 		"callback: need >= 6 samples for confidence interval at level 0.95",
+		"one process: no interval over processes, and ratios carry that process's placement; use --runs 2 or more",
 		"cpufreq governor is schedutil: clocks not locked",
 	}
 	got, err := Read(writeTemp(t, a))

@@ -157,10 +157,6 @@ func (p *prepared) finish(ctx context.Context, runErr error) (*artifact.Artifact
 	recordProvenance(a, p.prog, raw.Meta)
 	Assemble(a, raw, j.Options.Cases)
 	checkSettings(a, raw, j.Options)
-	if len(raw.Processes) < 2 {
-		a.Warnings = append(a.Warnings, "one process: no interval over processes, and ratios carry that process's "+
-			"placement; use --runs 2 or more")
-	}
 	if j.Options.Instructions && runErr == nil {
 		runErr = j.countInstructions(ctx, p.remote, a)
 	}
