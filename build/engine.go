@@ -2,8 +2,6 @@ package build
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -14,22 +12,48 @@ import (
 
 	benchbridge "github.com/bench-bridge/bench-bridge"
 	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/hint"
 )
 
 // engineFloor is how the floor of an engine other than QuickJS is built: its C or C++ file, the define that picks
-// the harness's adapter for it (BB_ENGINE_NONE: the floor is its own), and the library it links: a pkg-config module
-// (the first of several that this machine has), whose version the program reports through versionDefine (none: the
-// program reads it from header, whose bytes then key the cache), or, for a Node addon (V8), Node's headers; the
-// program is then node running the addon (addonLauncher).
+// the harness's adapter for it (BB_ENGINE_NONE: the floor is its own), and the engine it is built with: a release
+// pinned as Debian's source package (pinned), built from the files lib of its tree for every toolchain and linked
+// statically like QuickJS, with its headers in include; or this machine's library, a pkg-config module (the first
+// of several that this machine has); or, for a Node addon (V8), Node's headers, the program then being node running
+// the addon (addonLauncher). versionDefine names the define that gives the program the engine's version (none: the
+// program reads it from the engine's header).
 type engineFloor struct {
 	source, define, versionDefine string
+	pinned                        *debianSource
+	lib                           []string
+	include                       string
 	pkgConfig                     []string
-	header                        string
 	addon                         bool
 }
 
 // nodeHeaders is where Node's headers are: a Node of the machine's own, or Debian's libnode-dev.
 const nodeHeaders = "/usr/include/node"
+
+// The pinned Duktape and MuJS releases: Debian's source packages, whose upstream tarballs must have these sha256.
+const (
+	DuktapeVersion       = "2.7.0"
+	DuktapeDebianVersion = "2.7.0-2"
+	MuJSVersion          = "1.3.6"
+	MuJSDebianVersion    = "1.3.6-1"
+)
+
+var (
+	// duktapeSource is Duktape's distributable: src/ holds the one-file build (duktape.c, duktape.h, duk_config.h).
+	duktapeSource = debianSource{title: "Duktape", version: DuktapeVersion, pkg: "duktape", debVer: DuktapeDebianVersion, suite: "trixie",
+		tarball: "duktape_2.7.0.orig.tar.xz", top: "duktape-2.7.0",
+		sha256: "90f8d2fa8b5567c6899830ddef2c03f3c27960b11aca222fa17aa7ac613c2890",
+		files:  []string{"src/duktape.c", "src/duktape.h", "src/duk_config.h"}}
+	// mujsSource is MuJS's tree: one.c includes every file of the library.
+	mujsSource = debianSource{title: "MuJS", version: MuJSVersion, pkg: "mujs", debVer: MuJSDebianVersion, suite: "trixie",
+		tarball: "mujs_1.3.6.orig.tar.xz", top: "mujs-1.3.6",
+		sha256: "d52501cd9539e37ef95e8494323da25c7d10d3738cd95757cf71d248447dafa9",
+		files:  []string{"one.c", "mujs.h", "jsi.h"}}
+)
 
 // engineFloors are the floors of the engines besides QuickJS (engines.All names every engine).
 var engineFloors = map[string]engineFloor{
@@ -38,10 +62,12 @@ var engineFloors = map[string]engineFloor{
 	"spidermonkey": {source: benchbridge.FloorSpiderMonkey, define: "BB_ENGINE_NONE", versionDefine: "BB_MOZJS_VERSION",
 		pkgConfig: []string{"mozjs-102", "mozjs-128"}},
 	"v8": {source: benchbridge.FloorV8, define: "BB_ENGINE_NONE", addon: true},
-	// Both floors print the version of the header they were compiled against (DUK_VERSION, JS_VERSION_*): Debian's
-	// duktape.pc says 2.2.0 for Duktape 2.7.0.
-	"duktape": {source: benchbridge.FloorDuktape, define: "BB_ENGINE_NONE", pkgConfig: []string{"duktape"}, header: "/usr/include/duktape.h"},
-	"mujs":    {source: benchbridge.FloorMuJS, define: "BB_ENGINE_NONE", pkgConfig: []string{"mujs"}},
+	// Duktape's floor prints DUK_VERSION, which is right; MuJS 1.3.6's mujs.h still says 1.3.5, so its floor prints
+	// the release it was built from.
+	"duktape": {source: benchbridge.FloorDuktape, define: "BB_ENGINE_NONE", pinned: &duktapeSource,
+		lib: []string{"src/duktape.c"}, include: "src"},
+	"mujs": {source: benchbridge.FloorMuJS, define: "BB_ENGINE_NONE", versionDefine: "BB_MUJS_VERSION", pinned: &mujsSource,
+		lib: []string{"one.c"}, include: "."},
 }
 
 // addonLauncher is the program of an addon's floor: node loading the addon beside it and calling its main with the
@@ -61,26 +87,40 @@ func EngineFloors() []string {
 }
 
 // BuildEngineFloor builds the floor of engine (one of EngineFloors) for tc, or returns the cached one built from the
-// same sources, library and flags. The engine is this machine's library, so only the host's toolchain builds it.
+// same sources, library and flags. An engine built from its pinned source builds for every toolchain; one that is
+// this machine's library only with the host's.
 func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.Writer) (*Program, error) {
 	ef, ok := engineFloors[engine]
 	if !ok {
 		return nil, fmt.Errorf("no floor for engine %q (have quickjs, %s)", engine, strings.Join(EngineFloors(), ", "))
 	}
-	if tc.Name != Host().Name {
+	if ef.pinned == nil && tc.Name != Host().Name {
 		return nil, fmt.Errorf("the %s floor links this machine's library, so it runs on this machine only, not with the %s toolchain", engine, tc.Name)
 	}
 	compiler, err := tc.check(ctx)
 	if err != nil {
 		return nil, err
 	}
-	flags, err := ef.flags(ctx, engine)
+	var flags engineFlags
+	if ef.pinned != nil {
+		flags, err = ef.build(ctx, tc, engine, log)
+	} else {
+		flags, err = ef.flags(ctx, engine)
+	}
 	if err != nil {
 		return nil, err
 	}
+	if ef.pinned != nil {
+		flags.compile = append([]string{"-D" + ef.define}, flags.compile...)
+	}
 	name := artifact.ProgramFloor + "-" + engine
+	// The flags recorded are those that change the program; the pinned engine's headers are in the cache.
 	prog := &Program{Kind: artifact.ProgramFloor, Compiler: compiler, CFlags: strings.Join(slices.Concat(tc.CFlags, flags.compile), " ")}
-	in := linkInputs{name: name, sources: []string{benchbridge.EngineCases, ef.source}, compile: flags.compile, link: flags.link,
+	compile := flags.compile
+	if flags.include != "" {
+		compile = append(slices.Clone(compile), "-I", flags.include)
+	}
+	in := linkInputs{name: name, sources: []string{benchbridge.EngineCases, ef.source}, compile: compile, link: flags.link,
 		key: []string{compiler, strings.Join(tc.CFlags, " "), strings.Join(tc.LDFlags, " "), flags.version}}
 	if !ef.addon {
 		prog.Path, err = linkCached(ctx, tc, in, log)
@@ -98,10 +138,47 @@ func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.W
 	return prog, os.Rename(prog.Path+".tmp", prog.Path)
 }
 
+// BuildEngineLibrary builds (or finds in the cache) the pinned release of engine, one of the floors' engines that
+// are built from source, for tc: its library, and the flags that compile a program against it (its headers, and
+// the define that gives its version when its header does not).
+func BuildEngineLibrary(ctx context.Context, tc Toolchain, engine string, log io.Writer) (*Library, []string, error) {
+	ef, ok := engineFloors[engine]
+	if !ok || ef.pinned == nil {
+		return nil, nil, fmt.Errorf("engine %q is not built from a pinned source", engine)
+	}
+	flags, err := ef.build(ctx, tc, engine, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Library{Src: flags.src, Objects: flags.link, Compiler: flags.compiler}, append(flags.compile, "-I", flags.include), nil
+}
+
 // engineFlags are what the floor of an engine is compiled and linked with, and the version of the library.
 type engineFlags struct {
 	compile, link []string
 	version       string
+	// A pinned engine's source tree, the directory of its headers there and the compiler of its library.
+	src, include, compiler string
+}
+
+// build fetches ef's pinned release, builds its library for tc and returns the flags that compile (besides its
+// headers, in include, and the adapter's define) and link a program with it.
+func (ef engineFloor) build(ctx context.Context, tc Toolchain, engine string, log io.Writer) (engineFlags, error) {
+	src, err := ef.pinned.get(ctx, log)
+	if err != nil {
+		return engineFlags{}, hint.With(err, "install apt-get's Debian tools (bench-bridge fetches Debian's source package "+
+			ef.pinned.pkg+" "+ef.pinned.debVer+" with them)")
+	}
+	lib, err := buildLibrary(ctx, tc, libSpec{title: ef.pinned.title, name: engine, src: src, files: ef.lib}, log)
+	if err != nil {
+		return engineFlags{}, err
+	}
+	var compile []string
+	if ef.versionDefine != "" {
+		compile = []string{fmt.Sprintf("-D%s=%q", ef.versionDefine, ef.pinned.version)}
+	}
+	return engineFlags{compile: compile, link: lib.Objects, version: ef.pinned.pkg + " " + ef.pinned.debVer,
+		src: src, include: filepath.Join(src, ef.include), compiler: lib.Compiler}, nil
 }
 
 // flags finds the library of ef on this machine.
@@ -136,14 +213,6 @@ func (ef engineFloor) flags(ctx context.Context, engine string) (engineFlags, er
 	compile, version := []string{"-D" + ef.define}, module+" "+pc[0]
 	if ef.versionDefine != "" {
 		compile = append(compile, fmt.Sprintf("-D%s=%q", ef.versionDefine, pc[0]))
-	}
-	if ef.header != "" {
-		b, err := os.ReadFile(ef.header)
-		if err != nil {
-			return engineFlags{}, fmt.Errorf("the %s floor: %w (bench-bridge engines says what to install)", engine, err)
-		}
-		sum := sha256.Sum256(b)
-		version += " " + filepath.Base(ef.header) + " " + hex.EncodeToString(sum[:8])
 	}
 	return engineFlags{compile: append(compile, strings.Fields(pc[1])...), link: strings.Fields(pc[2]), version: version}, nil
 }

@@ -141,9 +141,9 @@ func (tc Toolchain) compile(ctx context.Context, dir string, args ...string) err
 	return runIn(ctx, dir, fields[0], all...)
 }
 
-// Library is QuickJS compiled for one toolchain: object files to link, kept in the cache.
+// Library is an engine (QuickJS unless named) compiled for one toolchain: object files to link, kept in the cache.
 type Library struct {
-	Src      string   // the QuickJS source tree
+	Src      string   // the engine's source tree
 	Objects  []string // absolute paths of the object files
 	Compiler string   // the compiler's version line
 }
@@ -151,6 +151,22 @@ type Library struct {
 // BuildQuickJS compiles the QuickJS library for tc, or returns the cached build for the same source, compiler and
 // flags.
 func BuildQuickJS(ctx context.Context, tc Toolchain, src string, log io.Writer) (*Library, error) {
+	define := fmt.Sprintf("-DCONFIG_VERSION=\"%s\"", QuickJSVersion)
+	if b, err := os.ReadFile(filepath.Join(src, "VERSION")); err == nil {
+		define = fmt.Sprintf("-DCONFIG_VERSION=\"%s\"", strings.TrimSpace(string(b)))
+	}
+	return buildLibrary(ctx, tc, libSpec{title: "QuickJS", src: src, files: quickJSLibSources, flags: []string{define}}, log)
+}
+
+// libSpec is what one engine's library is compiled from: files of its source tree src, each with flags. name is
+// part of the cache's directory name ("" for QuickJS's, whose directories carry none).
+type libSpec struct {
+	title, name, src string
+	files, flags     []string
+}
+
+// buildLibrary compiles spec's files for tc, or returns the cached build for the same source, compiler and flags.
+func buildLibrary(ctx context.Context, tc Toolchain, spec libSpec, log io.Writer) (*Library, error) {
 	version, err := tc.check(ctx)
 	if err != nil {
 		return nil, err
@@ -159,11 +175,14 @@ func BuildQuickJS(ctx context.Context, tc Toolchain, src string, log io.Writer) 
 	if err != nil {
 		return nil, err
 	}
-	key := hashOf(src, version, tc.CC, strings.Join(tc.CFlags, " "))
-	dir := filepath.Join(cache, "lib", tc.Name+"-"+key)
-	lib := &Library{Src: src, Compiler: version}
-	for _, f := range quickJSLibSources {
-		lib.Objects = append(lib.Objects, filepath.Join(dir, strings.TrimSuffix(f, ".c")+".o"))
+	key, prefix := hashOf(spec.src, version, tc.CC, strings.Join(tc.CFlags, " ")), tc.Name+"-"
+	if spec.name != "" {
+		key, prefix = hashOf(spec.name, spec.src, version, tc.CC, strings.Join(tc.CFlags, " "), strings.Join(spec.flags, " ")), prefix+spec.name+"-"
+	}
+	dir := filepath.Join(cache, "lib", prefix+key)
+	lib := &Library{Src: spec.src, Compiler: version}
+	for _, f := range spec.files {
+		lib.Objects = append(lib.Objects, filepath.Join(dir, strings.TrimSuffix(filepath.Base(f), ".c")+".o"))
 	}
 	stamp := filepath.Join(dir, "complete")
 	if _, err := os.Stat(stamp); err == nil {
@@ -177,31 +196,27 @@ func BuildQuickJS(ctx context.Context, tc Toolchain, src string, log io.Writer) 
 	if _, err := os.Stat(stamp); err == nil {
 		return lib, nil
 	}
-	fmt.Fprintf(log, "building QuickJS with %s (%s), once per toolchain and flags\n", tc.CC, version)
+	fmt.Fprintf(log, "building %s with %s (%s), once per toolchain and flags\n", spec.title, tc.CC, version)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	define := fmt.Sprintf("-DCONFIG_VERSION=\"%s\"", QuickJSVersion)
-	if b, err := os.ReadFile(filepath.Join(src, "VERSION")); err == nil {
-		define = fmt.Sprintf("-DCONFIG_VERSION=\"%s\"", strings.TrimSpace(string(b)))
-	}
-	// The six files are independent: compile them in parallel, as make -j would.
-	errs := make([]error, len(quickJSLibSources))
+	// The files are independent: compile them in parallel, as make -j would.
+	errs := make([]error, len(spec.files))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.NumCPU())
-	for i, f := range quickJSLibSources {
+	for i, f := range spec.files {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			errs[i] = tc.compile(ctx, dir, define, "-c", filepath.Join(src, f), "-o", lib.Objects[i])
+			errs[i] = tc.compile(ctx, dir, append(slices.Clone(spec.flags), "-c", filepath.Join(spec.src, f), "-o", lib.Objects[i])...)
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, tc.diagnose(ctx, fmt.Errorf("building QuickJS (%s): %w", src, err))
+			return nil, tc.diagnose(ctx, fmt.Errorf("building %s (%s): %w", spec.title, spec.src, err))
 		}
 	}
 	if err := os.WriteFile(stamp, []byte(version+"\n"), 0o644); err != nil {

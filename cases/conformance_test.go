@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,19 +133,17 @@ func TestCodecConformance(t *testing.T) {
 }
 
 // TestEngineFloorConformance runs the numbers and strings of the corpus through the Duktape and MuJS floors' own
-// conversions (floor/engine_conformance.c, under the sanitizers) and compares with the frozen outputs. Every number
-// must cross unchanged both ways; what an engine does to a text is frozen, so that a change shows: both see four
-// UTF-8 bytes of a character outside the BMP as one code unit, not a surrogate pair, and MuJS cuts a host's text at
-// a NUL. The other floors load their scripts through their adapters (JavaScriptCore's engine_jsc.c) or are C++, so
-// the corpus's pseudo-case does not reach them this way.
+// conversions (floor/engine_conformance.c, under the sanitizers; the engines' pinned releases, built as for the
+// host's floors, are not instrumented) and compares with the frozen outputs. Every number must cross unchanged both
+// ways; what an engine does to a text is frozen, so that a change shows: Duktape sees four UTF-8 bytes of a character
+// outside the BMP as one code unit, not a surrogate pair (MuJS 1.3.6 sees the pair; 1.3.2, Debian 12's, saw one
+// unit), and MuJS cuts a host's text at a NUL. The other floors load their scripts through their adapters
+// (JavaScriptCore's engine_jsc.c) or are C++, so the corpus's pseudo-case does not reach them this way.
 func TestEngineFloorConformance(t *testing.T) {
 	testenv.Require(t, "gcc", "apt-get install gcc (scripts/setup does it)")
 	for _, engine := range []string{"duktape", "mujs"} {
 		t.Run(engine, func(t *testing.T) {
-			if exec.Command("pkg-config", "--exists", engine).Run() != nil {
-				testenv.Missing(t, "pkg-config "+engine+": bench-bridge engines says what to install")
-			}
-			libs, err := exec.Command("pkg-config", "--cflags", "--libs", engine).Output()
+			lib, engineFlags, err := build.BuildEngineLibrary(context.Background(), build.Host(), engine, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,8 +159,8 @@ func TestEngineFloorConformance(t *testing.T) {
 			harness := filepath.Join(dir, "harness.o")
 			gcc("-Dmain=bb_protocol_main", "-Dbb_case_script=bb_catalogue_script", "-c", "c/harness.c", "-o", harness)
 			prog := filepath.Join(dir, "conformance")
-			gcc(append([]string{`-DBB_FLOOR="floor_` + engine + `.c"`, "../floor/engine_conformance.c", harness, "-o", prog},
-				append(strings.Fields(string(libs)), "-lm")...)...)
+			gcc(slices.Concat([]string{`-DBB_FLOOR="floor_` + engine + `.c"`, "../floor/engine_conformance.c", harness, "-o", prog},
+				engineFlags, lib.Objects, []string{"-lm"})...)
 			stdout, stderr, code := runConformance(t, prog, "")
 			if code != 0 || stderr != "" {
 				t.Fatalf("%s: exit %d (a sanitizer report?)\nstdout:\n%s\nstderr:\n%s", prog, code, stdout, stderr)

@@ -53,30 +53,29 @@ type Engine struct {
 // need is what an engine's programs need on this machine: header files (one of each group), or a pkg-config module
 // (the first of several that is there), and the Debian package per suite that brings them.
 type need struct {
-	headers   []string          // absolute paths, every one needed
-	pkgConfig []string          // modules, any one will do
-	commands  []string          // commands on PATH, every one needed
-	debian    map[string]string // suite codename -> package(s); "" for any suite
-	version   func(s System, found string) string
+	fromSource bool              // built from its pinned source: nothing to install but a compiler
+	headers    []string          // absolute paths, every one needed
+	pkgConfig  []string          // modules, any one will do
+	commands   []string          // commands on PATH, every one needed
+	debian     map[string]string // suite codename -> package(s); "" for any suite
+	version    func(s System, found string) string
 }
 
 // All are the engines, in the order they are listed: QuickJS first (the default), then the interpreters, then the
 // JIT engines.
 var All = []Engine{
 	{Name: QuickJS, Title: "QuickJS", Kind: Interpreter, Floor: true,
-		Source:  "Debian's source package quickjs " + build.QuickJSDebianVersion + ", sha256-pinned, built per toolchain",
-		Targets: "every target: this machine, Android over adb, ssh boards, webos (static on devices)",
-		need:    need{version: func(System, string) string { return build.QuickJSVersion }}},
+		Source:  pinned("quickjs", build.QuickJSDebianVersion),
+		Targets: everyTarget,
+		need:    need{fromSource: true, version: func(System, string) string { return build.QuickJSVersion }}},
 	{Name: Duktape, Title: "Duktape", Kind: Interpreter, Floor: true,
-		Source:  "Debian's duktape-dev (duktape.h, libduktape)",
-		Targets: "this machine",
-		need: need{headers: []string{"/usr/include/duktape.h"}, debian: map[string]string{"": "duktape-dev"},
-			version: duktapeVersion}},
+		Source:  pinned("duktape", build.DuktapeDebianVersion),
+		Targets: everyTarget,
+		need:    need{fromSource: true, version: func(System, string) string { return build.DuktapeVersion }}},
 	{Name: MuJS, Title: "MuJS", Kind: Interpreter, Floor: true,
-		Source:  "Debian's libmujs-dev (mujs.h, libmujs)",
-		Targets: "this machine",
-		need: need{pkgConfig: []string{"mujs"}, debian: map[string]string{"": "libmujs-dev"},
-			version: pkgConfigVersion}},
+		Source:  pinned("mujs", build.MuJSDebianVersion),
+		Targets: everyTarget,
+		need:    need{fromSource: true, version: func(System, string) string { return build.MuJSVersion }}},
 	{Name: JSC, Title: "JavaScriptCore", Kind: JIT, Floor: true,
 		Source:  "Debian's libjavascriptcoregtk-4.1-dev (WebKitGTK's JavaScriptCore, its C API; pkg-config javascriptcoregtk-4.1)",
 		Targets: "this machine (its floor links this machine's library)",
@@ -92,6 +91,14 @@ var All = []Engine{
 		Targets: "this machine (its floor links this machine's library)",
 		need: need{pkgConfig: []string{"mozjs-102", "mozjs-128"}, debian: map[string]string{"bookworm": "libmozjs-102-dev",
 			"trixie": "libmozjs-128-dev", "": "libmozjs-128-dev"}, version: pkgConfigVersion}},
+}
+
+// everyTarget is where an engine built from its pinned source runs.
+const everyTarget = "every target: this machine, Android over adb, ssh boards, webos (static on devices)"
+
+// pinned says where an engine built from Debian's source package comes from.
+func pinned(pkg, version string) string {
+	return "Debian's source package " + pkg + " " + version + ", sha256-pinned, built per toolchain"
 }
 
 // Names are the engines' names, in All's order.
@@ -178,7 +185,7 @@ func (e Engine) Check(s System) Status {
 		st.Version = e.need.version(s, module)
 	}
 	st.Detail = strings.Join(found, ", ")
-	if e.Name == QuickJS {
+	if e.need.fromSource {
 		st.Detail = "built from source on first use (needs a C compiler; doctor checks it)"
 	}
 	return st
@@ -227,15 +234,6 @@ func defineNumber(s System, header, name string) (int, bool) {
 	var n int
 	fmt.Sscan(string(m[1]), &n)
 	return n, true
-}
-
-// duktapeVersion reads DUK_VERSION (20700 for 2.7.0) from duktape.h.
-func duktapeVersion(s System, _ string) string {
-	n, ok := defineNumber(s, "/usr/include/duktape.h", "DUK_VERSION")
-	if !ok {
-		return ""
-	}
-	return fmt.Sprintf("%d.%d.%d", n/10000, n/100%100, n%100)
 }
 
 // v8Version reads V8's version from Node's v8-version.h.

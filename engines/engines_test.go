@@ -2,30 +2,18 @@ package engines
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bench-bridge/bench-bridge/build"
-	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
-// TestCheckSaysWhatIsMissingAndTheFix checks an engine against a root of files and a pkg-config that knows one
-// module: what is there gives its version, what is not names the part and the suite's package.
+// TestCheckSaysWhatIsMissingAndTheFix checks an engine against an empty root and a pkg-config that knows one
+// module: what is there gives its version, what is not names the part and the suite's package; an engine built from
+// its pinned source needs nothing but a compiler, and has the pinned version.
 func TestCheckSaysWhatIsMissingAndTheFix(t *testing.T) {
 	root := t.TempDir()
-	write := func(name, text string) {
-		path := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("usr/include/duktape.h", "#define DUK_VERSION                       20700L\n")
 	s := System{Root: root, Suite: "bookworm",
 		PkgConfig: func(m string) (string, bool) { return "102.15.1", m == "mozjs-102" },
 		LookPath:  func(string) (string, error) { return "", errors.New("not found") }}
@@ -34,9 +22,10 @@ func TestCheckSaysWhatIsMissingAndTheFix(t *testing.T) {
 		have                 bool
 		version, detail, fix string
 	}{
-		{Duktape, true, "2.7.0", "/usr/include/duktape.h", ""},
+		{Duktape, true, "2.7.0", "built from source on first use (needs a C compiler; doctor checks it)", ""},
+		{MuJS, true, "1.3.6", "built from source on first use (needs a C compiler; doctor checks it)", ""},
 		{SpiderMonkey, true, "102.15.1", "pkg-config mozjs-102", ""},
-		{MuJS, false, "", "missing pkg-config mujs", "apt-get install libmujs-dev"},
+		{JSC, false, "", "missing pkg-config javascriptcoregtk-4.1", "apt-get install libjavascriptcoregtk-4.1-dev"},
 		{V8, false, "", "missing /usr/include/node/v8.h, /usr/include/node/node.h, node", "apt-get install nodejs libnode-dev"},
 	}
 	for _, tt := range tests {
@@ -57,19 +46,6 @@ func TestCheckSaysWhatIsMissingAndTheFix(t *testing.T) {
 	}
 	if _, err := Lookup("hermes"); err == nil || !strings.Contains(err.Error(), "have quickjs, duktape, mujs, jsc, v8, spidermonkey") {
 		t.Errorf("Lookup(hermes): %v", err)
-	}
-}
-
-// TestThisMachineHasDuktape: scripts/setup installs duktape-dev, so this machine has the engine, with the version its
-// header says.
-func TestThisMachineHasDuktape(t *testing.T) {
-	e, _ := Lookup(Duktape)
-	st := e.Check(Local())
-	if !st.Have {
-		testenv.Missing(t, "Duktape: "+st.Detail+": "+st.Fix)
-	}
-	if !strings.HasPrefix(st.Version, "2.") {
-		t.Errorf("Duktape's version here: %q", st.Version)
 	}
 }
 

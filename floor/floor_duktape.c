@@ -1,12 +1,12 @@
-/* floor_duktape.c: the floor of Duktape (2.7 on Debian 12), the cases written straight against its C API
- * (duktape.h) along its cheapest documented paths: a host function is a duk_c_function (duk_push_c_function) that
- * reads its arguments off the value stack, a call into script is duk_pcall on a function pushed by its heap pointer
- * (duk_push_heapptr: the function stays reachable from the heap stash), numbers cross as duk_get_number and
- * duk_push_number, strings as duk_get_lstring (the bytes in place, no copy) and duk_push_lstring (one copy into the
- * heap). The host-side work is the harness's (harness_host.c). The harness is compiled with -DBB_ENGINE_NONE: this
- * file is its Duktape adapter too (engine.h). Duktape takes an allocator from its embedder (duk_create_heap), but
- * this floor does not count through it yet, so its memory records have the host's counts alone. The cases it does not
- * list are recorded as not implemented. */
+/* floor_duktape.c: the floor of Duktape (2.7.0, built from Debian's source package: build/engine.go), the cases
+ * written straight against its C API (duktape.h) along its cheapest documented paths: a host function is a
+ * duk_c_function (duk_push_c_function) that reads its arguments off the value stack, a call into script is duk_pcall
+ * on a function pushed by its heap pointer (duk_push_heapptr: the function stays reachable from the heap stash),
+ * numbers cross as duk_get_number and duk_push_number, strings as duk_get_lstring (the bytes in place, no copy) and
+ * duk_push_lstring (one copy into the heap). The host-side work is the harness's (harness_host.c). The harness is
+ * compiled with -DBB_ENGINE_NONE: this file is its Duktape adapter too (engine.h). Duktape takes an allocator from its
+ * embedder (duk_create_heap), but this floor does not count through it yet, so its memory records have the host's
+ * counts alone. The cases it does not list are recorded as not implemented. */
 #include "engine.h"
 #include "harness_core.h"
 

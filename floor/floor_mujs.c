@@ -1,11 +1,12 @@
-/* floor_mujs.c: the floor of MuJS (1.3 on Debian 12), the cases written straight against its C API (mujs.h) along
- * its cheapest documented paths: a host function is a js_CFunction (js_newcfunction) that reads its arguments off the
- * stack, a call into script is js_pcall on a function kept in the registry (js_setregistry, js_getregistry), numbers
- * cross as js_tonumber and js_pushnumber, strings as js_tostring (the bytes in place, NUL-terminated: MuJS gives no
- * length, so strlen counts them) and js_pushlstring (one copy). The host-side work is the harness's (harness_host.c).
- * The harness is compiled with -DBB_ENGINE_NONE: this file is its MuJS adapter too (engine.h). MuJS takes an
- * allocator from its embedder (js_newstate), but this floor does not count through it yet, so its memory records have
- * the host's counts alone. The cases it does not list are recorded as not implemented. */
+/* floor_mujs.c: the floor of MuJS (1.3.6, built from Debian's source package: build/engine.go), the cases written
+ * straight against its C API (mujs.h) along its cheapest documented paths: a host function is a js_CFunction
+ * (js_newcfunction) that reads its arguments off the stack, a call into script is js_pcall on a function kept in the
+ * registry (js_setregistry, js_getregistry), numbers cross as js_tonumber and js_pushnumber, strings as js_tostring
+ * (the bytes in place, NUL-terminated: MuJS gives no length, so strlen counts them) and js_pushlstring (one copy). The
+ * host-side work is the harness's (harness_host.c). The harness is compiled with -DBB_ENGINE_NONE: this file is its
+ * MuJS adapter too (engine.h). MuJS takes an allocator from its embedder (js_newstate), but this floor does not count
+ * through it yet, so its memory records have the host's counts alone. The cases it does not list are recorded as not
+ * implemented. */
 #include "engine.h"
 #include "harness_core.h"
 
@@ -20,9 +21,14 @@
 const char *const bb_program = "floor";
 const char *const bb_codec = NULL;
 
+/* BB_MUJS_VERSION is the release the build fetched (build/engine.go): MuJS 1.3.6's mujs.h still says 1.3.5. */
 void bb_engine_meta(void)
 {
+#ifdef BB_MUJS_VERSION
+	printf("meta engine mujs %s\n", BB_MUJS_VERSION);
+#else
 	printf("meta engine mujs %d.%d.%d\n", JS_VERSION_MAJOR, JS_VERSION_MINOR, JS_VERSION_PATCH);
+#endif
 }
 
 BB_ENGINE_UNCOUNTED
