@@ -122,8 +122,18 @@ static int setup_callback(const bb_case *c, void **state)
 	{"host_to_script_string_64k", setup_h2s_string, run_call_text, teardown},   \
 	{"callback", setup_callback, run_call_add, teardown}
 
-/* BB_ENGINE_MISSING says why each other case of the catalogue is not in BB_ENGINE_CASES (bb_missing_cases). */
+/* BB_ENGINE_MISSING says why each other case of the catalogue is not in BB_ENGINE_CASES (bb_missing_cases). The cases
+ * of a typed array's memory say that they are not written yet, unless the floor defines BB_ENGINE_NO_TYPED_ARRAYS
+ * before including this file: the start of a reason that says its engine has none ("mujs has no typed arrays (ES5):
+ * "), which then begins theirs. */
 #define BB_ENGINE_OBJECTS "not written for this engine's floor yet: objects, property by property"
+#ifdef BB_ENGINE_NO_TYPED_ARRAYS
+#define BB_ENGINE_UI_BUFFER BB_ENGINE_NO_TYPED_ARRAYS "no Float64Array for the UI mutations to be written into"
+#define BB_ENGINE_BYTES BB_ENGINE_NO_TYPED_ARRAYS "no Uint8Array whose memory the host could read"
+#else
+#define BB_ENGINE_UI_BUFFER "not written for this engine's floor yet: the UI mutation cases (a Float64Array's memory)"
+#define BB_ENGINE_BYTES "not written for this engine's floor yet: a Uint8Array's memory"
+#endif
 #define BB_ENGINE_MISSING                                                                                    \
 	{"script_to_host_object", BB_ENGINE_OBJECTS}, {"script_to_host_object_string_16", BB_ENGINE_OBJECTS},        \
 	{"script_to_host_object_string_1k", BB_ENGINE_OBJECTS}, {"script_to_host_object_string_64k", BB_ENGINE_OBJECTS}, \
@@ -133,10 +143,10 @@ static int setup_callback(const bb_case *c, void **state)
 	{"error_host_to_script", "not written for this engine's floor yet: a host error thrown into script"},         \
 	{"error_script_to_host", "not written for this engine's floor yet: a script error's message and stack"},      \
 	{"ui_ops_calls", "not written for this engine's floor yet: the UI mutation cases"},                          \
-	{"ui_ops_buffer", "not written for this engine's floor yet: the UI mutation cases (a Float64Array's memory)"}, \
+	{"ui_ops_buffer", BB_ENGINE_UI_BUFFER},                                                                      \
 	{"ui_ops_object_calls", "not written for this engine's floor yet: the UI mutation cases"},                   \
 	{"ui_ops_object_batch", "not written for this engine's floor yet: the UI mutation cases"},                   \
-	{"bytes_64k", "not written for this engine's floor yet: a Uint8Array's memory"},                             \
+	{"bytes_64k", BB_ENGINE_BYTES},                                                                              \
 	{NULL, NULL}
 
 #endif

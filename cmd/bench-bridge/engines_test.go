@@ -52,8 +52,9 @@ func TestEnginesListsEveryEngine(t *testing.T) {
 	}
 }
 
-// TestEngineFloors builds each other engine's floor against this machine's library and measures every case it lists
-// once: the artifact names the engine, and the cases the floor does not list are recorded as not implemented.
+// TestEngineFloors builds each other engine's floor for this machine (against its library, or from the engine's
+// pinned source) and measures every case it lists once: the artifact names the engine, and the cases the floor does
+// not list are recorded as not implemented, with the floor's reason.
 func TestEngineFloors(t *testing.T) {
 	requireCC(t)
 	for _, name := range build.EngineFloors() {
@@ -77,6 +78,17 @@ func TestEngineFloors(t *testing.T) {
 			for _, c := range a.NotImplemented {
 				if a.NotImplementedWhy[c] == "" {
 					t.Errorf("%s is not implemented, with no reason (not_implemented_why %v)", c, a.NotImplementedWhy)
+				}
+			}
+			// MuJS (ES5) has no typed arrays, so its floor says that of the cases of a typed array's memory; Duktape
+			// has them, and the others' floors have not written those cases yet.
+			why := "not written for this engine's floor yet: "
+			if name == engines.MuJS {
+				why = "mujs has no typed arrays (ES5): "
+			}
+			for _, c := range []string{"bytes_64k", "ui_ops_buffer"} {
+				if !strings.HasPrefix(a.NotImplementedWhy[c], why) {
+					t.Errorf("%s is not implemented because %q, want %q...", c, a.NotImplementedWhy[c], why)
 				}
 			}
 			if a.Cases[0].Name != cases.RefCase {
