@@ -12,6 +12,8 @@
 #define BB_ENGINE_HELPERS_H
 
 #include <ctype.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +75,99 @@ static inline int engine_text(const bb_case *c, char **text, size_t *len)
 	}
 	return 0;
 }
+
+/* engine_heap counts the live allocations of one engine heap made on engine_realloc: a floor whose engine takes an
+ * allocator from its embedder (Duktape's duk_create_heap, MuJS's js_newstate) keeps one in its state and counts
+ * through it, as engine_quickjs.c counts QuickJS's; BB_ENGINE_COUNTED then gives the memory pass its hooks. */
+typedef struct engine_heap {
+	int64_t bytes, allocs;
+} engine_heap;
+
+/* engine_header is in front of each block of a counted heap: its size, for the live counts. */
+typedef union engine_header {
+	size_t size;
+	max_align_t align;
+} engine_header;
+
+/* engine_counting says whether the heap made next is counted (the memory pass's set-up); engine_live is that heap,
+ * until it is freed: the case's, whose live counts the memory record reports. */
+static inline int *engine_counting(void)
+{
+	static int on;
+	return &on;
+}
+
+static inline engine_heap **engine_live(void)
+{
+	static engine_heap *h;
+	return &h;
+}
+
+/* engine_heap_begin starts h for a heap about to be made and returns 1 when it is to be counted (the floor then
+ * gives the engine its allocator over engine_realloc), 0 when the engine keeps its own. */
+static inline int engine_heap_begin(engine_heap *h)
+{
+	memset(h, 0, sizeof *h);
+	if (!*engine_counting())
+		return 0;
+	*engine_live() = h;
+	return 1;
+}
+
+/* engine_heap_end comes after the heap of h is freed. */
+static inline void engine_heap_end(engine_heap *h)
+{
+	if (*engine_live() == h)
+		*engine_live() = NULL;
+}
+
+/* engine_realloc is realloc for a counted heap h: p NULL allocates, size 0 frees (and returns NULL). Each allocation
+ * and reallocation is counted (harness_count_engine), as QuickJS's are. */
+static inline void *engine_realloc(engine_heap *h, void *p, size_t size)
+{
+	engine_header *b = p ? (engine_header *)p - 1 : NULL;
+
+	if (size == 0) {
+		if (b) {
+			h->bytes -= (int64_t)b->size;
+			h->allocs--;
+			free(b);
+		}
+		return NULL;
+	}
+	if (size > SIZE_MAX - sizeof *b)
+		return NULL;
+	{
+		size_t old = b ? b->size : 0;
+		engine_header *q = (engine_header *)realloc(b, sizeof *q + size);
+
+		if (!q)
+			return NULL;
+		q->size = size;
+		h->bytes += (int64_t)size - (int64_t)old;
+		h->allocs += b ? 0 : 1;
+		harness_count_engine(size);
+		return q + 1;
+	}
+}
+
+/* BB_ENGINE_COUNTED defines the memory pass's hooks (engine.h) for a floor that counts through engine_realloc. */
+#define BB_ENGINE_COUNTED                                        \
+	int bb_engine_count_setup(int on)                        \
+	{                                                        \
+		if (on)                                          \
+			*engine_live() = NULL;                   \
+		*engine_counting() = on;                         \
+		return 1;                                        \
+	}                                                        \
+	int bb_engine_heap(int64_t *bytes, int64_t *allocs)      \
+	{                                                        \
+		if (!*engine_live())                             \
+			return 0;                                \
+		*bytes = (*engine_live())->bytes;                \
+		*allocs = (*engine_live())->allocs;              \
+		return 1;                                        \
+	}
 
 #endif
 

@@ -5,8 +5,8 @@
  * numbers cross as duk_get_number and duk_push_number, strings as duk_get_lstring (the bytes in place, no copy) and
  * duk_push_lstring (one copy into the heap). The host-side work is the harness's (harness_host.c). The harness is
  * compiled with -DBB_ENGINE_NONE: this file is its Duktape adapter too (engine.h). Duktape takes an allocator from its
- * embedder (duk_create_heap), but this floor does not count through it yet, so its memory records have the host's
- * counts alone. The cases it does not list are recorded as not implemented. */
+ * embedder (duk_create_heap): the memory pass's heap counts through engine_realloc (engine_cases.h), so its memory
+ * records have the engine's allocations and the heap's live size, as QuickJS's. The cases it does not list are recorded as not implemented. */
 #include "engine.h"
 #include "harness_core.h"
 
@@ -26,10 +26,11 @@ void bb_engine_meta(void)
 	       (long)DUK_VERSION % 100);
 }
 
-BB_ENGINE_UNCOUNTED
+BB_ENGINE_COUNTED
 
 typedef struct dk_state {
 	duk_context *ctx;
+	engine_heap heap; /* the heap's live counts, when the memory pass counts it */
 	void *fn;    /* bench(n), or the function the host calls: reachable from the heap stash */
 	int held;    /* 1 while a host -> script call's result stays on the value stack (until the next call) */
 	char *text;  /* the host's text of a case with bytes */
@@ -147,6 +148,7 @@ static void teardown(void *p)
 
 	if (st->ctx)
 		duk_destroy_heap(st->ctx);
+	engine_heap_end(&st->heap);
 	free(st->text);
 	free(st);
 }
@@ -168,6 +170,22 @@ static int eval(duk_context *ctx, const char *src, const char *file)
 	return rc;
 }
 
+/* The allocator of a counted heap (duk_create_heap): udata is its engine_heap. */
+static void *dk_alloc(void *udata, duk_size_t size)
+{
+	return engine_realloc(udata, NULL, size);
+}
+
+static void *dk_realloc(void *udata, void *ptr, duk_size_t size)
+{
+	return engine_realloc(udata, ptr, size);
+}
+
+static void dk_free(void *udata, void *ptr)
+{
+	engine_realloc(udata, ptr, 0);
+}
+
 /* load makes a heap with the host functions, the case's text and script, and its function fn_name in st->fn. */
 static int load(const bb_case *c, void **out, const char *fn_name)
 {
@@ -181,7 +199,15 @@ static int load(const bb_case *c, void **out, const char *fn_name)
 	int rc;
 
 	*out = st;
-	if (!st || !(st->ctx = duk_create_heap_default())) {
+	if (!st) {
+		bb_error("out of memory");
+		return -1;
+	}
+	if (engine_heap_begin(&st->heap))
+		st->ctx = duk_create_heap(dk_alloc, dk_realloc, dk_free, &st->heap, NULL);
+	else
+		st->ctx = duk_create_heap_default();
+	if (!st->ctx) {
 		bb_error("out of memory");
 		return -1;
 	}

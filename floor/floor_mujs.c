@@ -4,9 +4,9 @@
  * registry (js_setregistry, js_getregistry), numbers cross as js_tonumber and js_pushnumber, strings as js_tostring
  * (the bytes in place, NUL-terminated: MuJS gives no length, so strlen counts them) and js_pushlstring (one copy). The
  * host-side work is the harness's (harness_host.c). The harness is compiled with -DBB_ENGINE_NONE: this file is its
- * MuJS adapter too (engine.h). MuJS takes an allocator from its embedder (js_newstate), but this floor does not count
- * through it yet, so its memory records have the host's counts alone. The cases it does not list are recorded as not
- * implemented. */
+ * MuJS adapter too (engine.h). MuJS takes an allocator from its embedder (js_newstate): the memory pass's state counts
+ * through engine_realloc (engine_cases.h), so its memory records have the engine's allocations and the state's live
+ * size, as QuickJS's. The cases it does not list are recorded as not implemented. */
 #include "engine.h"
 #include "harness_core.h"
 
@@ -31,13 +31,14 @@ void bb_engine_meta(void)
 #endif
 }
 
-BB_ENGINE_UNCOUNTED
+BB_ENGINE_COUNTED
 
 /* FN is the registry's name of the function the host calls (bench, the case's function or the callback). */
 #define FN "bb_fn"
 
 typedef struct mj_state {
 	js_State *J;
+	engine_heap heap; /* the state's live counts, when the memory pass counts it */
 	int has_fn; /* the registry holds FN */
 	int held;   /* 1 while a host -> script call's result stays on the stack (until the next call) */
 	char *text; /* the host's text of a case with bytes */
@@ -146,6 +147,7 @@ static void teardown(void *p)
 
 	if (st->J)
 		js_freestate(st->J);
+	engine_heap_end(&st->heap);
 	free(st->text);
 	free(st);
 }
@@ -171,6 +173,12 @@ static int eval(js_State *J, const char *src, const char *file)
 	return rc;
 }
 
+/* mj_alloc is the allocator of a counted state (js_newstate): actx is its engine_heap. */
+static void *mj_alloc(void *actx, void *ptr, int size)
+{
+	return engine_realloc(actx, ptr, size > 0 ? (size_t)size : 0);
+}
+
 /* load makes a state with the host functions, the case's text and script, and its function fn_name in the
  * registry. */
 static int load(const bb_case *c, void **out, const char *fn_name)
@@ -185,7 +193,12 @@ static int load(const bb_case *c, void **out, const char *fn_name)
 	int rc;
 
 	*out = st;
-	if (!st || !(st->J = js_newstate(NULL, NULL, 0))) {
+	if (!st) {
+		bb_error("out of memory");
+		return -1;
+	}
+	st->J = engine_heap_begin(&st->heap) ? js_newstate(mj_alloc, &st->heap, 0) : js_newstate(NULL, NULL, 0);
+	if (!st->J) {
 		bb_error("out of memory");
 		return -1;
 	}

@@ -54,7 +54,8 @@ func TestEnginesListsEveryEngine(t *testing.T) {
 
 // TestEngineFloors builds each other engine's floor for this machine (against its library, or from the engine's
 // pinned source) and measures every case it lists once: the artifact names the engine, and the cases the floor does
-// not list are recorded as not implemented, with the floor's reason.
+// not list are recorded as not implemented, with the floor's reason; Duktape's and MuJS's memory records count the
+// engine's allocations.
 func TestEngineFloors(t *testing.T) {
 	requireCC(t)
 	for _, name := range build.EngineFloors() {
@@ -90,6 +91,16 @@ func TestEngineFloors(t *testing.T) {
 				if !strings.HasPrefix(a.NotImplementedWhy[c], why) {
 					t.Errorf("%s is not implemented because %q, want %q...", c, a.NotImplementedWhy[c], why)
 				}
+			}
+			// Duktape and MuJS take an allocator from their embedder, and their floors count through it: a host ->
+			// script 64 KiB text is copied into the engine's heap. The JIT engines' floors count the host alone.
+			m := a.Case("host_to_script_string_64k").Memory
+			if m == nil {
+				t.Fatal("host_to_script_string_64k has no memory record")
+			}
+			if counted := name == engines.Duktape || name == engines.MuJS; (m.EngineBytesPerOp != nil) != counted ||
+				(counted && !(*m.EngineBytesPerOp >= 65536 && m.HeapBytes != nil && *m.HeapBytes > 0)) {
+				t.Errorf("host_to_script_string_64k's memory: %+v, want the engine's allocations counted: %v", *m, counted)
 			}
 			if a.Cases[0].Name != cases.RefCase {
 				t.Errorf("the floor's first case is %s, want %s (every ratio needs it)", a.Cases[0].Name, cases.RefCase)
