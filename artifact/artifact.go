@@ -336,6 +336,30 @@ func (c *Case) StateProcesses() []CaseProcess {
 	return out
 }
 
+// inState reports whether c's median and interval are over processes that ran it in the device's fastest state:
+// the run decided one (States), and at least two processes ran c in it.
+func (a *Artifact) inState(c *Case) bool {
+	if a.States == nil {
+		return false
+	}
+	n := 0
+	for _, p := range c.Processes {
+		if p.Slower == 0 {
+			n++
+		}
+	}
+	return n >= minStateProcesses
+}
+
+// StateInterval is the median of c's StateMedians and its prediction interval at level: by the rule for processes
+// in one state when they ran in the fastest (stats.PredictionIntervalInState), else by the rule for mixed states.
+func (a *Artifact) StateInterval(c *Case, level float64) stats.Prediction {
+	if a.inState(c) {
+		return stats.PredictionIntervalInState(c.StateMedians(), level)
+	}
+	return stats.PredictionInterval(c.StateMedians(), level)
+}
+
 // StateMedians returns the median of every process of StateProcesses.
 func (c *Case) StateMedians() []float64 {
 	ps := c.StateProcesses()

@@ -134,7 +134,7 @@ func fromV5(a *Artifact) {
 }
 
 // recomputeIntervals recomputes every prediction interval of a converted artifact from its processes, by this
-// version's rules (stats.PredictionInterval, stats.LeastOverLeast): the intervals are derived numbers, and artifacts
+// version's rules (StateInterval, stats.LeastOverLeast): the intervals are derived numbers, and artifacts
 // of older schemas may carry them by older rules (without the run-level term). A case of one process keeps what it
 // has.
 func (a *Artifact) recomputeIntervals() {
@@ -143,7 +143,7 @@ func (a *Artifact) recomputeIntervals() {
 		if len(c.Processes) < 2 || c.PILevel == 0 {
 			continue
 		}
-		s := stats.PredictionInterval(c.StateMedians(), c.PILevel)
+		s := a.StateInterval(c, c.PILevel)
 		c.PILowNs, c.PIHighNs = s.Low, s.High
 		if c.RatioPILow != nil && c.RatioPIHigh != nil {
 			if r := stats.LeastOverLeast(c.ProcessSamples(), c.PILevel); r.Level > 0 {

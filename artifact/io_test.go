@@ -336,3 +336,22 @@ func TestOlderSchemasGetTheirEngine(t *testing.T) {
 		t.Errorf("a Duktape program's artifact of schema 5: engine %+v, schema %d", a.Engine, a.Schema)
 	}
 }
+
+// A case's interval takes the in-state rule only when the run decided a fastest state and at least two processes
+// ran the case in it; otherwise its processes may have run in several states, and the wider rule holds.
+func TestStateIntervalRule(t *testing.T) {
+	c := &Case{Processes: []CaseProcess{{MedianNs: 10}, {MedianNs: 11}, {MedianNs: 12}, {MedianNs: 20, Slower: 1.6}}}
+	medians := []float64{10, 11, 12}
+	noState, inState := &Artifact{}, &Artifact{States: &States{RefNs: 10, BoundNs: 11}}
+	if got, want := noState.StateInterval(c, 0.95), stats.PredictionInterval(medians, 0.95); got != want {
+		t.Errorf("no state decided: %+v, want the mixed rule's %+v", got, want)
+	}
+	got, want := inState.StateInterval(c, 0.95), stats.PredictionIntervalInState(medians, 0.95)
+	if got != want || !(got.High < stats.PredictionInterval(medians, 0.95).High) {
+		t.Errorf("in the fastest state: %+v, want the in-state rule's %+v, narrower than the mixed rule's", got, want)
+	}
+	one := &Case{Processes: []CaseProcess{{MedianNs: 10}, {MedianNs: 20, Slower: 1.6}, {MedianNs: 21, Slower: 1.7}}}
+	if got, want := inState.StateInterval(one, 0.95), stats.PredictionInterval([]float64{10, 20, 21}, 0.95); got != want {
+		t.Errorf("one process in the state: %+v, want the mixed rule over every process, %+v", got, want)
+	}
+}

@@ -157,7 +157,7 @@ func summarize(a *artifact.Artifact, c *artifact.Case) {
 	for _, p := range c.Processes {
 		c.SamplesNs = append(c.SamplesNs, p.SamplesNs...)
 	}
-	s := stats.PredictionInterval(c.StateMedians(), stats.Level)
+	s := a.StateInterval(c, stats.Level)
 	c.MedianNs, c.PILowNs, c.PIHighNs, c.PILevel = s.Median, s.Low, s.High, s.Level
 	// A ratio needs a least sample above the timer overhead in some process: one whose least sample is 0 ns per op
 	// (a run no longer than the overhead) has none, and no NaN goes into the artifact.

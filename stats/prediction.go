@@ -24,21 +24,40 @@ type Prediction struct {
 	N     int
 }
 
-// runLevelVariance is the variance of a run's own level, as a share of the variance between its processes: how far a
-// whole run moves because the mix of machine states its processes caught differs from another run's (measured in
-// docs/gate.md).
-const runLevelVariance = 0.5
+// The variance of a run's own level, as a share of the variance between its processes: how far a whole run moves
+// because of what its processes shared (the machine's state, their time), beyond what independent processes give.
+const (
+	// runLevelMixed is the share for processes that ran in several of the machine's states (no fastest state was
+	// decided, or fewer than two processes ran the case in it): the mix of states a run catches differs from run to
+	// run (22 sets of 5 runs, docs/method.md).
+	runLevelMixed = 0.5
+	// runLevelInState is the share for processes that ran the case in the device's fastest state: the mix no longer
+	// moves the run, and what is left was measured at 0.25, the share whose intervals held another quiet run's
+	// median in 95% of comparisons (docs/method.md, "ns/op in the device's fastest state").
+	runLevelInState = 0.25
+)
 
 // PredictionInterval returns the median of the per-process values and a prediction interval at the given level for
 // the median of another run of len(values) processes, in logs (times are positive and their noise multiplies):
 //
-//	median · exp(± t(level, n-1) · s · sqrt(2 · runLevelVariance + π/n))
+//	median · exp(± t(level, n-1) · s · sqrt(2 · runLevel + π/n))
 //
-// where s is the standard deviation of the logs of the values and π/(2n) the variance of a median of n normal
-// values over that of one value. A difference of two runs carries each run's level and each run's median noise,
-// hence the 2. Processes close in time share the machine's state, which is why the run-level term is there
-// (docs/gate.md). With fewer than 2 values, or a value that is not positive, there is no interval.
+// where s is the standard deviation of the logs of the values, π/(2n) the variance of a median of n normal values
+// over that of one value, and runLevel is runLevelMixed: the processes may have run in several states. A difference
+// of two runs carries each run's level and each run's median noise, hence the 2. Processes close in time share the
+// machine's state, which is why the run-level term is there (docs/gate.md). With fewer than 2 values, or a value
+// that is not positive, there is no interval.
 func PredictionInterval(values []float64, level float64) Prediction {
+	return prediction(values, level, runLevelMixed)
+}
+
+// PredictionIntervalInState is PredictionInterval for values of processes that all ran in the device's fastest
+// state, whose run level moves less (runLevelInState).
+func PredictionIntervalInState(values []float64, level float64) Prediction {
+	return prediction(values, level, runLevelInState)
+}
+
+func prediction(values []float64, level, runLevel float64) Prediction {
 	s := Prediction{Median: math.NaN(), Low: math.NaN(), High: math.NaN(), N: len(values)}
 	if len(values) == 0 || slices.ContainsFunc(values, math.IsNaN) {
 		return s
@@ -52,7 +71,7 @@ func PredictionInterval(values []float64, level float64) Prediction {
 	for i, v := range values {
 		logs[i] = math.Log(v)
 	}
-	half, ok := predictionHalfWidth(logs, level, 2*runLevelVariance)
+	half, ok := predictionHalfWidth(logs, level, 2*runLevel)
 	if !ok {
 		return s
 	}

@@ -17,6 +17,11 @@ func TestPredictionInterval(t *testing.T) {
 	if s.Median != 3 || s.N != 5 || s.Level != 0.95 || math.Abs(s.Low-3*math.Exp(-half)) > 1e-6 || math.Abs(s.High-3*math.Exp(half)) > 1e-6 {
 		t.Fatalf("got %+v, want 3 × exp(±%v)", s, half)
 	}
+	// In the fastest state the run-level share is 0.25: sqrt(2 * 0.25 + pi / 5).
+	in := PredictionIntervalInState(values, Level)
+	if halfIn := 2.7764451 * stat.StdDev(logs, nil) * math.Sqrt(0.5+math.Pi/5); in.Median != 3 || math.Abs(in.High-3*math.Exp(halfIn)) > 1e-6 {
+		t.Fatalf("in the fastest state: got %+v, want 3 × exp(±%v)", in, halfIn)
+	}
 	tests := []struct {
 		name   string
 		values []float64
