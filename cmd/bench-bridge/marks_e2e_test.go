@@ -87,8 +87,9 @@ func startBusyLoop(t *testing.T, bin string, core int) error {
 }
 
 // TestABusyLoopMarksTheProcessesItSlowed runs the bridge on this machine pinned to core 0 twice: quietly, and with a
-// busy loop started on core 0 once the first process is done. Every process after the first must be marked for a
-// ref_js_loop more than 10% slower than the first's, show must name them, and the first must not be marked.
+// busy loop started on core 0 once the first process is done. Every process whose least ref_js_loop sample is more
+// than 10% slower than the run's fastest must be marked, and no other; show must name them; and the loop must have
+// slowed and marked the processes after the first, all but one at most.
 //
 // A quiet run need not be unmarked: a shared machine has speeds of its own (in a fresh Debian 12 root here, 4 of 6
 // quiet processes ran 31-51% slower on core 0 with nothing else running, in four runs in a row), and the rule is
@@ -141,15 +142,30 @@ func TestABusyLoopMarksTheProcessesItSlowed(t *testing.T) {
 	}
 	busy := readArtifact(t, filepath.Join(dir, "busy.json"))
 	busySpeeds := logSpeeds(t, "busy", busy)
-	for i, p := range busy.Processes[:runs] {
-		slow := len(p.Marks) == 1 && strings.HasPrefix(p.Marks[0], "ref_js_loop's least sample ")
-		if (i == 0) == slow || (i > 0 && !strings.Contains(out.String(), fmt.Sprintf("process %d (cpu 0): ref_js_loop", i))) {
-			t.Errorf("busy run, process %d: marks %q (the busy loop started after process 0)", i, p.Marks)
+	slowed := 0
+	for i, p := range busy.Processes {
+		if p.CPU == nil || *p.CPU != 0 {
+			t.Errorf("busy run, process %d: cpu %v, want core 0, where the busy loop spins", i, p.CPU)
 		}
-		if i > 0 && busySpeeds[i] <= spread {
-			t.Errorf("busy run, process %d: ran x%.2f the fastest's reference, no more than the quiet run's own spread "+
-				"(x%.2f): its mark cannot be told from the machine's", i, busySpeeds[i], spread)
+		// The mark is the rule's reading of the least reference sample: it must agree with what the artifact keeps,
+		// and show must name each process it marks.
+		slow := slices.ContainsFunc(p.Marks, func(m string) bool { return strings.HasPrefix(m, "ref_js_loop's least sample ") })
+		if v := busySpeeds[i]; slow != (v > 1.10) && (v < 1.08 || v > 1.12) { // the rule reads the raw samples: a margin
+			t.Errorf("busy run, process %d: ran x%.2f the fastest's reference, marks %q: the mark and the 10%% rule disagree", i, busySpeeds[i], p.Marks)
 		}
+		if slow && !strings.Contains(out.String(), fmt.Sprintf("process %d (cpu 0): ref_js_loop", i)) {
+			t.Errorf("busy run, process %d: marked %q, and show does not name it", i, p.Marks)
+		}
+		if i > 0 && i < runs && slow && busySpeeds[i] > spread {
+			slowed++
+		}
+	}
+	// The busy loop takes core 0 at real-time priority, but this VM's scheduler has once let one process of five run
+	// beside it at full speed (x1.00, rightly unmarked). The proof needs the loop to have slowed, beyond the quiet
+	// run's own spread, and marked all the processes after the first but one at most.
+	if slowed < runs-2 {
+		t.Errorf("busy run: %d of the %d processes after the busy loop started were slowed beyond the quiet run's spread "+
+			"(x%.2f) and marked, want at least %d: the marks cannot be told from the machine's", slowed, runs-1, spread, runs-2)
 	}
 	// The processes the run added to reach the device's fastest state ran beside the busy loop too, and are marked
 	// when it slowed them: what is asserted of them is that the note counts them.
