@@ -410,7 +410,7 @@ func withholdTimeVerdicts(r *Result) string {
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		if c.Verdict == Same || c.Verdict == Improved || c.Verdict == Regressed || c.Verdict == Unseen {
-			c.Verdict, c.Note = Unjudged, ""
+			c.Verdict, c.Note, c.UnderMinimum = Unjudged, "", false
 		}
 	}
 	why := "not judged by time: ×ref moves between CPUs, compilers and QuickJS builds by more than a " +

@@ -337,6 +337,30 @@ func TestAcrossOriginsIsNotJudgedByTime(t *testing.T) {
 	}
 }
 
+// A change under the minimum effect is a verdict too: across origins it is withheld with the others, and no view
+// says "no change that counts" of a case it did not judge.
+func TestAcrossOriginsWithholdsUnderMinimum(t *testing.T) {
+	b, c := fake(t, 1, 0.02, base), fake(t, 2, 0.02, scaled(base, map[string]float64{"callback": 1.04}))
+	c.Device.CPUModel = "another CPU"
+	for _, across := range []bool{true, false} {
+		r, err := Judge(b, c, "base.json", "cur.json", Options{AcrossOrigins: across}.WithDefaults())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cr := range r.Cases {
+			if cr.Case != "callback" {
+				continue
+			}
+			if across && !cr.UnderMinimum {
+				t.Fatalf("judged anyway: callback %+v, want a significant change under the minimum (else this test shows nothing)", cr)
+			}
+			if !across && (cr.Verdict != Unjudged || cr.UnderMinimum || cr.Note != "") {
+				t.Errorf("not judged by time: callback %+v, want unjudged with no under-minimum note", cr)
+			}
+		}
+	}
+}
+
 // A case with no significant change on a device whose history cannot see the threshold is "cannot see", not "same".
 func TestNoiseThatHidesTheThreshold(t *testing.T) {
 	noise := &Noise{Device: "phone-1", Visible: map[string]float64{"callback": 0.25, "script_to_host_scalar": 0.04}}
