@@ -134,7 +134,8 @@ static int added_share(const bb_case *c, void *state, uint64_t n, double *share,
  * checked against the case itself: where the case gained significantly more or less than share, which happens when
  * the CPU runs much of the work beside the engine's own (the fast codec's 50% gained 21%), the work is scaled by
  * what is missing, at most twice a round, and measured again. ADDED is the tight loop's cost when the case agreed
- * with it and otherwise what the case last gained. A case that makes no crossing gets none. Returns -1 when the case
+ * with it and otherwise what the case last gained (the tight loop's cost of the work as set, where the machine's
+ * noise hid the gain). A case that makes no crossing gets none. Returns -1 when the case
  * failed. */
 static int apply_slowdown(const bb_case *c, void *state, uint64_t n, double share)
 {
@@ -152,13 +153,17 @@ static int apply_slowdown(const bb_case *c, void *state, uint64_t n, double shar
 	}
 	per_op = (double)(bb_crossings - crossings) / (double)total_ops;
 	if (per_op > 0) {
-		added = harness_slowdown_calibrate(share * base / per_op) * per_op;
+		double tight = harness_slowdown_calibrate(share * base / per_op) * per_op;
+		uint64_t tight_q8 = bb_slowdown_q8;
+
+		added = tight;
 		for (i = 0; i < SLOWDOWN_ROUNDS; i++) {
 			if (added_share(c, state, m, &got, &low, &high) < 0)
 				return -1;
 			agrees = low <= share && share <= high;
+			/* a gain the machine's noise hid still carries the work: then the tight loop's cost of it */
 			if (i > 0 || !agrees)
-				added = got > 0 ? got * base : 0;
+				added = got > 0 ? got * base : tight_q8 ? tight * (double)bb_slowdown_q8 / (double)tight_q8 : 0;
 			if (agrees || i == SLOWDOWN_ROUNDS - 1)
 				break;
 			scale = got > 0 ? share / got : 2;
