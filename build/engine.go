@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -95,7 +96,17 @@ func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.W
 		return nil, fmt.Errorf("no floor for engine %q (have quickjs, %s)", engine, strings.Join(EngineFloors(), ", "))
 	}
 	if ef.pinned == nil && tc.Name != Host().Name {
-		return nil, fmt.Errorf("the %s floor links this machine's library, so it runs on this machine only, not with the %s toolchain", engine, tc.Name)
+		// A board of this machine's architecture (an ssh board's x86_64 toolchain on an x86_64 machine) runs the
+		// program this machine builds against its own library, linked dynamically: the runner checks that the board
+		// has the library (runner's checkLibraries). Another architecture would need the library built for it.
+		if ef.addon {
+			return nil, fmt.Errorf("the %s floor is an addon of this machine's node (two files, and node's own ABI), so it runs on this machine only, not with the %s toolchain", engine, tc.Name)
+		}
+		if tc.NativeOn != runtime.GOARCH {
+			return nil, fmt.Errorf("the %s floor links this machine's library, so it runs on this machine and on boards of its architecture (%s) that have the library, not with the %s toolchain",
+				engine, runtime.GOARCH, tc.Name)
+		}
+		tc = Host()
 	}
 	compiler, err := tc.check(ctx)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -136,7 +137,39 @@ func checkTarget(ctx context.Context, cfg *config.Config, name string, o Options
 		return append(out, failure(name, "device", err))
 	}
 	out = append(out, Finding{Target: name, Part: "device", OK: true, Required: true, Detail: "reachable, runs programs"})
-	return append(out, profilers(tctx, t, spec)...)
+	out = append(out, profilers(tctx, t, spec)...)
+	if spec.Kind != "local" && tc.NativeOn == runtime.GOARCH {
+		out = append(out, boardEngines(tctx, t)...)
+	}
+	return out
+}
+
+// boardEngines checks, on a board of this machine's architecture, the shared libraries of each engine whose floor
+// links this machine's library (build.EngineLibraries): the floor runs there when the board has them. None is
+// required; a missing one is named with this machine's Debian package of it.
+func boardEngines(ctx context.Context, t targets.Target) []Finding {
+	var out []Finding
+	for _, e := range engines.All {
+		libs := build.EngineLibraries(ctx, e.Name)
+		if len(libs) == 0 {
+			continue
+		}
+		f := Finding{Target: t.Name(), Part: "engine " + e.Name}
+		missing, err := targets.MissingLibraries(ctx, t, libs)
+		switch {
+		case err != nil:
+			f.Detail = strings.SplitN(err.Error(), "\n", 2)[0]
+		case len(missing) == 0:
+			f.OK, f.Detail = true, "on the device: "+strings.Join(libs, ", ")+" (floor "+t.Name()+" --engine "+e.Name+")"
+		default:
+			f.Detail = "the device has no " + strings.Join(missing, ", ") + ", which its floor links"
+			if pkgs := build.LibraryPackages(ctx, missing); len(pkgs) > 0 {
+				f.Fix = "on the device (a Debian of this machine's release): apt-get install " + strings.Join(pkgs, " ")
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // where says where a target runs programs, for findings.

@@ -78,7 +78,7 @@ var All = []Engine{
 		need:    need{fromSource: true, version: func(System, string) string { return build.MuJSVersion }}},
 	{Name: JSC, Title: "JavaScriptCore", Kind: JIT, Floor: true,
 		Source:  "Debian's libjavascriptcoregtk-4.1-dev (WebKitGTK's JavaScriptCore, its C API; pkg-config javascriptcoregtk-4.1)",
-		Targets: "this machine (its floor links this machine's library)",
+		Targets: onBoards,
 		need: need{pkgConfig: []string{"javascriptcoregtk-4.1"}, debian: map[string]string{"": "libjavascriptcoregtk-4.1-dev"},
 			version: pkgConfigVersion}},
 	{Name: V8, Title: "V8", Kind: JIT, Floor: true,
@@ -88,10 +88,14 @@ var All = []Engine{
 			debian: map[string]string{"": "nodejs libnode-dev"}, version: v8Version}},
 	{Name: SpiderMonkey, Title: "SpiderMonkey", Kind: JIT, Floor: true,
 		Source:  "Debian's libmozjs-102-dev (Debian 12) or libmozjs-128-dev (Debian 13); C++17",
-		Targets: "this machine (its floor links this machine's library)",
+		Targets: onBoards,
 		need: need{pkgConfig: []string{"mozjs-102", "mozjs-128"}, debian: map[string]string{"bookworm": "libmozjs-102-dev",
 			"trixie": "libmozjs-128-dev", "": "libmozjs-128-dev"}, version: pkgConfigVersion}},
 }
+
+// onBoards is where an engine whose floor links this machine's library runs: the program is built here, dynamically,
+// so a board of another architecture would need the library built for it.
+const onBoards = "this machine, and ssh boards of its architecture that have the library (doctor ssh HOST names the package)"
 
 // everyTarget is where an engine built from its pinned source runs.
 const everyTarget = "every target: this machine, Android over adb, ssh boards, webos (static on devices)"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/hint"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -125,6 +126,11 @@ func (j *Job) prepare(ctx context.Context, push func(context.Context, string) (s
 	if err != nil {
 		return nil, err
 	}
+	if tc, err := j.Toolchain(); err == nil && tc.Name != build.Host().Name && j.User == nil {
+		if err := checkLibraries(ctx, j.Target, prog); err != nil {
+			return nil, err
+		}
+	}
 	if j.Options.Instructions {
 		if err := CheckValgrind(ctx, j.Target); err != nil {
 			return nil, err
@@ -214,4 +220,22 @@ func (j *Job) countInstructions(ctx context.Context, remote string, a *artifact.
 		a.Warnings = append(a.Warnings, err.Error())
 	}
 	return err
+}
+
+// checkLibraries makes sure a device other than this machine has the shared libraries a dynamically linked program
+// of ours needs (a floor over a library engine of this machine, run on a board of its architecture), so that a board
+// without them is named with the packages to install, not by its loader's message. A static program (every other
+// program for a device) needs none, and nothing is asked of the device.
+func checkLibraries(ctx context.Context, t targets.Target, prog *build.Program) error {
+	missing, err := targets.MissingLibraries(ctx, t, build.Needs(prog.Path))
+	if err != nil || len(missing) == 0 {
+		return err
+	}
+	pkgs := build.LibraryPackages(ctx, missing)
+	fix := "install them on the device, or measure on this machine"
+	if len(pkgs) > 0 {
+		fix = "on a Debian device: apt-get install " + strings.Join(pkgs, " ") + " (this machine's packages of them); or measure on this machine"
+	}
+	return hint.With(fmt.Errorf("%s: the device has no %s, which the %s program links (bench-bridge doctor checks them on a board)",
+		t.Name(), strings.Join(missing, ", "), prog.Kind), fix)
 }

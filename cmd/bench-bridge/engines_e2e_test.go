@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
+	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/engines"
+	"github.com/bench-bridge/bench-bridge/internal/devroot"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // engineCases are what the other engines' floors measure on a device: the least that proves that a floor built for
@@ -59,4 +65,60 @@ func TestAndroidEngineFloors(t *testing.T) {
 func TestWebOSEngineFloors(t *testing.T) {
 	b, flags := webosBoard(t)
 	engineFloorsOn(t, "webos", "arm-linux-gnueabi", flags, b.Log)
+}
+
+// TestLibraryEngineFloorOnABoard runs the floor over this machine's JavaScriptCore on an ssh board of this machine's
+// architecture: on the dropbear board, which has no JavaScriptCore, the floor is refused before it runs, naming the
+// library and this machine's package of it, and doctor says the same; on a board that has the floor's shared
+// libraries (this machine's, copied in as a Debian board with the package installed has them) it measures, built
+// dynamically against the library by the host's compiler.
+func TestLibraryEngineFloorOnABoard(t *testing.T) {
+	requireCC(t)
+	e, err := engines.Lookup(engines.JSC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := e.Check(engines.Local()); !st.Have {
+		testenv.Missing(t, e.Title+": "+st.Detail+": "+st.Fix)
+	}
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the dropbear board's userland is x86_64")
+	}
+	libs := build.EngineLibraries(context.Background(), engines.JSC)
+	pkgs := build.LibraryPackages(context.Background(), libs)
+	if len(libs) == 0 || len(pkgs) == 0 {
+		t.Fatalf("JavaScriptCore's libraries %v, packages %v: want both found on this machine", libs, pkgs)
+	}
+	floorArgs := func(b *devroot.Board, out string) []string {
+		return append([]string{"floor", "ssh", b.Host(), "--engine", engines.JSC, "--out", out}, boardFlags(b)...)
+	}
+
+	bare := sharedBoard.Get(t)
+	stdout, stderr, code := run(t, floorArgs(bare, filepath.Join(t.TempDir(), "bare.json"))...)
+	if code != 1 || !strings.Contains(stderr, "the device has no "+libs[0]) || !strings.Contains(stderr, "apt-get install "+pkgs[0]) {
+		t.Errorf("floor --engine jsc on a board without the library: exit %d, want 1 naming %s and %s\nstdout:\n%s\nstderr:\n%s", code, libs[0], pkgs[0], stdout, stderr)
+	}
+	stdout, stderr, _ = run(t, "doctor", "ssh", bare.Host(), "--identity", bare.Identity, "--known-hosts", bare.KnownHosts)
+	if !strings.Contains(stdout, "absent   "+bare.Addr+" engine jsc") || !strings.Contains(stdout, "apt-get install "+pkgs[0]) {
+		t.Errorf("doctor ssh of a board without JavaScriptCore does not name it and %s:\n%s\n%s", pkgs[0], stdout, stderr)
+	}
+
+	prog, err := build.BuildEngineFloor(context.Background(), build.Host(), engines.JSC, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := devroot.StartBoardWith(t, prog.Path)
+	out := filepath.Join(t.TempDir(), "board.json")
+	stdout, stderr, code = run(t, floorArgs(b, out)...)
+	if code != 0 {
+		t.Fatalf("floor --engine jsc on a board with the library: exit %d\nstdout:\n%s\nstderr:\n%s\nboard:\n%s", code, stdout, stderr, b.Log())
+	}
+	a := readArtifact(t, out)
+	if a.Engine.Name != engines.JSC || !a.Complete || len(a.Failures) > 0 || a.Target != b.Addr || len(a.Cases) != 2 || a.Device.Emulated {
+		t.Errorf("%s: engine %+v, complete=%v, target %q, %d cases, emulated %v, failures %+v", a.Label(), a.Engine, a.Complete, a.Target, len(a.Cases), a.Device.Emulated, a.Failures)
+	}
+	stdout, _, _ = run(t, "doctor", "ssh", b.Host(), "--identity", b.Identity, "--known-hosts", b.KnownHosts)
+	if !strings.Contains(stdout, "ok       "+b.Addr+" engine jsc") {
+		t.Errorf("doctor ssh of a board with JavaScriptCore's libraries does not say so:\n%s", stdout)
+	}
 }

@@ -144,10 +144,29 @@ func (b *Board) Host() string { return "root@" + b.Addr }
 // through binfmt_misc (RequireBinfmt).
 func StartBoard(t testing.TB) *Board {
 	t.Helper()
+	return StartBoardWith(t)
+}
+
+// StartBoardWith is StartBoard on a board that also has the shared libraries of these programs of this machine (every
+// file ldd names for them), as a board of this machine's Debian with their packages installed would: for programs
+// that link this machine's libraries dynamically. The board of StartBoard has dropbear's alone.
+func StartBoardWith(t testing.TB, programs ...string) *Board {
+	t.Helper()
 	RequireBinfmt(t)
 	root := BoardRoot(t)
 	keygen := testenv.Require(t, "ssh-keygen", "apt-get install openssh-client")
 	d := newDaemon(t, root)
+	for _, p := range programs {
+		libs, err := sharedLibraries(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range libs {
+			if err := copyFile(f, filepath.Join(d.upper, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	b := &Board{daemon: d}
 	keys := t.TempDir()
 	b.Identity = filepath.Join(keys, "id_ed25519")
