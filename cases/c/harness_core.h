@@ -207,7 +207,8 @@ void bb_fail_message(char *buf, size_t size, int32_t i);
 
 /* bb_check_script_error makes one call as error_script_to_host does: call(st, i, text) calls the script's fail(i),
  * which throws, and gives the error's text as the host got it ("Error: message", a newline and the stack, valid
- * until the next call). It checks the message and that the stack names fail. 0, or -1 after bb_error. */
+ * until the next call; where the engine's stack begins with that first line, it need not come twice). It checks the
+ * message and that the stack names fail. 0, or -1 after bb_error. */
 int bb_check_script_error(void *st, int (*call)(void *st, int32_t i, bb_str *text));
 
 /* UI mutations as small objects {id, key, value}: bb_ui_set_named applies one whose key is a property name. */
