@@ -149,19 +149,26 @@ func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.W
 	return prog, os.Rename(prog.Path+".tmp", prog.Path)
 }
 
-// BuildEngineLibrary builds (or finds in the cache) the pinned release of engine, one of the floors' engines that
-// are built from source, for tc: its library, and the flags that compile a program against it (its headers, and
-// the define that gives its version when its header does not).
-func BuildEngineLibrary(ctx context.Context, tc Toolchain, engine string, log io.Writer) (*Library, []string, error) {
+// EngineCompileFlags gives what compiles and links a program against engine (one of EngineFloors but an addon's)
+// for tc, as its floor is built: a pinned engine's library built (or found in the cache) from its release, with its
+// headers and the define of its version where its header lacks it; or this machine's library, through pkg-config,
+// with the define of the harness's adapter for it (-DBB_ENGINE_JSC, -DBB_ENGINE_NONE).
+func EngineCompileFlags(ctx context.Context, tc Toolchain, engine string, log io.Writer) (compile, link []string, err error) {
 	ef, ok := engineFloors[engine]
-	if !ok || ef.pinned == nil {
-		return nil, nil, fmt.Errorf("engine %q is not built from a pinned source", engine)
+	switch {
+	case !ok:
+		return nil, nil, fmt.Errorf("no floor for engine %q (have quickjs, %s)", engine, strings.Join(EngineFloors(), ", "))
+	case ef.addon:
+		return nil, nil, fmt.Errorf("the %s floor is an addon of node: it runs inside node, not as a program of its own", engine)
+	case ef.pinned == nil:
+		flags, err := ef.flags(ctx, engine)
+		return flags.compile, flags.link, err
 	}
 	flags, err := ef.build(ctx, tc, engine, log)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &Library{Src: flags.src, Objects: flags.link, Compiler: flags.compiler}, append(flags.compile, "-I", flags.include), nil
+	return append(flags.compile, "-D"+ef.define, "-I", flags.include), flags.link, nil
 }
 
 // engineFlags are what the floor of an engine is compiled and linked with, and the version of the library.

@@ -18,7 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __cplusplus /* SpiderMonkey's floor is C++: this file is compiled as C++ with it, the harness as C */
+extern "C" {
+#endif
 const char *bb_catalogue_script(const char *case_name);
+void harness_report_error(const char *case_name); /* the harness's: `error CASE MESSAGE`, the last bb_error's */
+#ifdef __cplusplus
+}
+#endif
 
 /* The corpus, ES5 like the cases. report(what) gives the script's own judgements, one line each. */
 static const char js_conformance[] =
@@ -92,11 +99,19 @@ static BB_STATE *script(const char *fn_name)
 
 	if (load(&c, &st, fn_name) < 0) {
 		printf("load %s: failed\n", fn_name);
+		harness_report_error("conformance");
 		if (st)
 			teardown(st);
 		return NULL;
 	}
-	return st;
+	return (BB_STATE *)st;
+}
+
+/* corpus_failed reports why a call of the corpus failed. */
+static int corpus_failed(void)
+{
+	harness_report_error("conformance");
+	return 1;
 }
 
 int main(void)
@@ -106,18 +121,20 @@ int main(void)
 	size_t i;
 	char *big = bb_text_new(65536);
 
-	if (!rep || !echo || !see || !big)
+	if (!rep || !echo || !see || !big) {
+		free(big);
 		return 1;
+	}
 	in.p = "all";
 	in.len = 3;
 	if (call_text(rep, &in, &out) < 0)
-		return 1;
+		return corpus_failed();
 	printf("%.*s\n", (int)out.len, out.p);
 	for (i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
 		double got;
 
 		if (call_add(echo, numbers[i].v, 0, &got) < 0)
-			return 1;
+			return corpus_failed();
 		if (memcmp(&got, &numbers[i].v, sizeof got) == 0 || (got != got && numbers[i].v != numbers[i].v))
 			printf("h2s2h number %s: same\n", numbers[i].name);
 		else
@@ -129,7 +146,7 @@ int main(void)
 		in.p = i < sizeof texts / sizeof texts[0] ? texts[i].utf8 : big;
 		in.len = i < sizeof texts / sizeof texts[0] ? texts[i].len : 65536;
 		if (call_text(echo, &in, &out) < 0)
-			return 1;
+			return corpus_failed();
 		printf("h2s2h string %s: ", name);
 		if (out.len == in.len && memcmp(out.p, in.p, in.len) == 0)
 			printf("same\n");
@@ -143,7 +160,7 @@ int main(void)
 		if (i == sizeof texts / sizeof texts[0])
 			break;
 		if (call_text(see, &in, &out) < 0)
-			return 1;
+			return corpus_failed();
 		if (out.len == strlen(texts[i].units) && memcmp(out.p, texts[i].units, out.len) == 0)
 			printf("seen %s: same\n", name);
 		else

@@ -59,6 +59,10 @@ func checkSettings(a *artifact.Artifact, raw *Raw, opts Options) {
 	if !raw.sawTimer {
 		a.Warnings = append(a.Warnings, "the program printed no timer_overhead_ns line (docs/protocol.md)")
 	}
+	if n := len(raw.DiedAtExit); n > 0 {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("the program died after its last case in %d of %d processes (%s): what it measured is kept, but a program that crashes on its way out has a bug to fix (run it by hand: PROG run CASE)",
+			n, len(raw.Processes), raw.DiedAtExit[0]))
+	}
 	for _, rc := range raw.cases() {
 		if rc.Partial {
 			continue

@@ -82,6 +82,9 @@ type Raw struct {
 	Failures  []artifact.Failure
 	notify    func(Event)
 	sawTimer  bool // a timer_overhead_ns line came
+	// DiedAtExit says, for each process that died after its last case, which and how ("process 3: program signal
+	// SIGSEGV").
+	DiedAtExit []string
 	// Added counts the processes the session measured beyond those asked for, to have enough in the device's fastest
 	// state (Session.fill); they are the last of Processes.
 	Added int
@@ -283,6 +286,12 @@ func (m *measurement) runProcess(ctx context.Context, seq int, order []string) e
 				return fmt.Errorf("case %s: %w", s.g.Current(), err)
 			}
 			return err
+		}
+		if s.g.Current() == "" && len(remaining) == 0 {
+			// It died on its way out, after its last case (a static destructor, an engine left running at exit):
+			// what it measured stands, and the artifact says how it ended.
+			raw.DiedAtExit = append(raw.DiedAtExit, fmt.Sprintf("process %d: %v", seq, err))
+			continue
 		}
 		if s.g.Current() == "" {
 			// It died before starting a case: no case to blame, and a retry would die the same way.

@@ -104,6 +104,27 @@ func TestMeasureKeepsTheSamplesOfADyingCase(t *testing.T) {
 	}
 }
 
+// TestMeasureKeepsWhatAProgramMeasuredBeforeItDiedAtExit: a program that dies after its last case keeps its cases,
+// fails none, and its artifact warns of the crash.
+func TestMeasureKeepsWhatAProgramMeasuredBeforeItDiedAtExit(t *testing.T) {
+	prog, _ := filepath.Abs("testdata/faulty.sh")
+	raw, err := measure(context.Background(), localTarget(t), prog, faultyOptions("a", "diesatexit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs := raw.cases(); len(cs) != 2 || cs[1].Name != "diesatexit" || cs[1].Partial || len(raw.Failures) > 0 {
+		t.Fatalf("cases %+v, failures %+v: want both measured, none failed", cs, raw.Failures)
+	}
+	if len(raw.DiedAtExit) != 1 || !strings.Contains(raw.DiedAtExit[0], "SIGSEGV") {
+		t.Fatalf("died at exit: %q, want process 0's SIGSEGV", raw.DiedAtExit)
+	}
+	a := &artifact.Artifact{}
+	checkSettings(a, raw, faultyOptions("a", "diesatexit"))
+	if !slices.ContainsFunc(a.Warnings, func(w string) bool { return strings.Contains(w, "died after its last case in 1 of 1 processes") }) {
+		t.Errorf("warnings %q, want the crash at exit", a.Warnings)
+	}
+}
+
 // TestCheckSettingsWarns: a program that ignores --samples or --min-time, or prints no timer_overhead_ns, is
 // measured with a warning that says so.
 func TestCheckSettingsWarns(t *testing.T) {
