@@ -202,6 +202,15 @@ int eval(const char *src, const char *file)
 	return 0;
 }
 
+// shut_down ends SpiderMonkey at exit, after the cases' states are gone: registered after the library's static
+// objects were made, it runs before their destructors, which crash (MOZ_CRASH on a busy mutex) while a context lives.
+void shut_down()
+{
+	JS_DestroyContext(cx);
+	cx = nullptr;
+	JS_ShutDown();
+}
+
 // load makes a global with the host functions, the case's text and script, and its function fn_name in st->fn.
 int load(const bb_case *c, void **out, const char *fn_name)
 {
@@ -210,6 +219,7 @@ int load(const bb_case *c, void **out, const char *fn_name)
 			bb_error("SpiderMonkey did not start (JS_Init, JS_NewContext, JS::InitSelfHostedCode)");
 			return -1;
 		}
+		std::atexit(shut_down);
 	}
 	State *st = new State();
 	*out = st;
