@@ -57,7 +57,7 @@ func TestEnginesListsEveryEngine(t *testing.T) {
 // engine cannot express are recorded as not implemented, with the floor's reason, and Duktape's and MuJS's memory
 // records count the engine's allocations.
 func TestEngineFloors(t *testing.T) {
-	wholeCatalogue := map[string]bool{engines.Duktape: true, engines.MuJS: true, engines.JSC: true, engines.SpiderMonkey: true}
+	wholeCatalogue := map[string]bool{engines.Duktape: true, engines.MuJS: true, engines.JSC: true, engines.SpiderMonkey: true, engines.V8: true}
 	requireCC(t)
 	for _, name := range build.EngineFloors() {
 		t.Run(name, func(t *testing.T) {
