@@ -496,14 +496,19 @@ const struct {
 
 // ==== Host -> script calls ====
 
-// Call is what a host -> script call runs in: a HandleScope, the state's context entered, a TryCatch.
+// Call is what a host -> script call runs in: a HandleScope, the state's context entered, a TryCatch. The TryCatch
+// captures no message: with one, V8 makes a message object (the throw's location, found by walking the stack) at every
+// throw beneath it, even one the script catches, and the host reads only the exception.
 struct Call {
 	v8::HandleScope hs;
 	Local<v8::Context> ctx;
 	v8::Context::Scope cs;
 	v8::TryCatch tc;
 
-	explicit Call(State *st) : hs(iso), ctx(st->ctx.Get(iso)), cs(ctx), tc(iso) {}
+	explicit Call(State *st) : hs(iso), ctx(st->ctx.Get(iso)), cs(ctx), tc(iso)
+	{
+		tc.SetCaptureMessage(false);
+	}
 };
 
 // call calls st->fn with argc arguments.
