@@ -14,8 +14,9 @@
 // - A Float64Array's and a Uint8Array's memory is ArrayBufferView::Buffer()->Data() plus the view's ByteOffset, no
 //   copy.
 // - A host error is Isolate::ThrowException of v8::Exception::Error (RangeError, TypeError where floor.c throws one);
-//   a script error's text, caught by a TryCatch, is its toString and its "stack" (TryCatch::StackTrace), whose first
-//   line, V8's stack beginning with the toString, is not repeated.
+//   a script error's text, caught by a TryCatch (which captures no message), is its toString and its "stack"
+//   (TryCatch::StackTrace), whose first line, V8's stack beginning with the toString, is not repeated. Node's stack
+//   formatter, which gives a context that is not node's the toString alone, is set aside for V8's own.
 //
 // Node's headers ship no v8-fast-api-calls.h, so the fast API calls (a typed C function V8's optimising compiler calls
 // directly, FunctionTemplate's c_function) are out of reach: this is the general callback path. The program is node
