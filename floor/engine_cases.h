@@ -11,9 +11,6 @@
  * A floor whose engine has no typed arrays defines BB_ENGINE_NO_TYPED_ARRAYS first, as the start of the reason ("mujs
  * has no typed arrays (ES5): "): ui_ops_buffer and bytes_64k are then recorded as not implemented, with it.
  *
- * Until every floor has the whole catalogue, a floor that defines BB_ENGINE_ALL gets it; the others keep the ten cases
- * of numbers and strings, the rest recorded with the reasons of BB_ENGINE_MISSING.
- *
  * A floor may include it once before as well, without BB_STATE, for the helpers alone (engine_scratch and
  * engine_text), which its host functions and load use. */
 #ifndef BB_ENGINE_HELPERS_H
@@ -184,11 +181,9 @@ static inline void *engine_realloc(engine_heap *h, void *p, size_t size)
 
 #define BB_LOOP_ADD 1
 #define BB_LOOP_TEXT 1
-#ifdef BB_ENGINE_ALL
 #define BB_LOOP_OBJ 1
 #define BB_LOOP_RECORD 1
 #define BB_LOOP_FAIL 1
-#endif
 #include "case_loops.h"
 
 static int setup_js_loop(const bb_case *c, void **state)
@@ -218,7 +213,6 @@ static int setup_callback(const bb_case *c, void **state)
 	return bb_check_add(*state, call_add);
 }
 
-#ifdef BB_ENGINE_ALL
 static int setup_h2s_object(const bb_case *c, void **state)
 {
 	return load(c, state, "obj") < 0 ? -1 : bb_check_obj(*state, call_obj);
@@ -260,22 +254,7 @@ static int run_ui_loop(void *p, uint64_t n, uint64_t *ops)
 	*ops = n * BB_UI_FRAME;
 	return 0;
 }
-#endif
 
-#define BB_ENGINE_SHARED_CASES                                                            \
-	{"ref_js_loop", setup_js_loop, run_js_loop, teardown},                            \
-	{"script_to_host_scalar", setup_js_loop, run_js_loop, teardown},                  \
-	{"script_to_host_string_16", setup_js_loop, run_js_loop, teardown},               \
-	{"script_to_host_string_1k", setup_js_loop, run_js_loop, teardown},               \
-	{"script_to_host_string_64k", setup_js_loop, run_js_loop, teardown}
-
-#define BB_ENGINE_H2S_CASES                                                               \
-	{"host_to_script_scalar", setup_h2s_scalar, run_call_add, teardown},              \
-	{"host_to_script_string_16", setup_h2s_string, run_call_text, teardown},          \
-	{"host_to_script_string_1k", setup_h2s_string, run_call_text, teardown},          \
-	{"host_to_script_string_64k", setup_h2s_string, run_call_text, teardown}
-
-#ifdef BB_ENGINE_ALL
 /* The whole catalogue, in cases.def's order; without typed arrays, less ui_ops_buffer and bytes_64k. */
 #ifdef BB_ENGINE_NO_TYPED_ARRAYS
 #define BB_ENGINE_UI_BUFFER_CASE
@@ -292,13 +271,20 @@ static int run_ui_loop(void *p, uint64_t n, uint64_t *ops)
 	}
 #endif
 #define BB_ENGINE_CASES                                                                              \
-	BB_ENGINE_SHARED_CASES,                                                                       \
+	{"ref_js_loop", setup_js_loop, run_js_loop, teardown},                                        \
+	{"script_to_host_scalar", setup_js_loop, run_js_loop, teardown},                              \
+	{"script_to_host_string_16", setup_js_loop, run_js_loop, teardown},                           \
+	{"script_to_host_string_1k", setup_js_loop, run_js_loop, teardown},                           \
+	{"script_to_host_string_64k", setup_js_loop, run_js_loop, teardown},                          \
 	{"script_to_host_object", setup_js_loop, run_js_loop, teardown},                              \
 	{"script_to_host_object_string_16", setup_js_loop, run_js_loop, teardown},                    \
 	{"script_to_host_object_string_1k", setup_js_loop, run_js_loop, teardown},                    \
 	{"script_to_host_object_string_64k", setup_js_loop, run_js_loop, teardown},                   \
 	{"script_to_host_array", setup_js_loop, run_js_loop, teardown},                               \
-	BB_ENGINE_H2S_CASES,                                                                          \
+	{"host_to_script_scalar", setup_h2s_scalar, run_call_add, teardown},                          \
+	{"host_to_script_string_16", setup_h2s_string, run_call_text, teardown},                      \
+	{"host_to_script_string_1k", setup_h2s_string, run_call_text, teardown},                      \
+	{"host_to_script_string_64k", setup_h2s_string, run_call_text, teardown},                     \
 	{"host_to_script_object", setup_h2s_object, run_call_obj, teardown},                          \
 	{"host_to_script_object_string_16", setup_h2s_record, run_call_record, teardown},             \
 	{"host_to_script_object_string_1k", setup_h2s_record, run_call_record, teardown},             \
@@ -310,33 +296,5 @@ static int run_ui_loop(void *p, uint64_t n, uint64_t *ops)
 	BB_ENGINE_UI_BUFFER_CASE                                                                      \
 	{"ui_ops_object_calls", setup_ui, run_ui_loop, teardown},                                     \
 	{"ui_ops_object_batch", setup_ui, run_ui_loop, teardown} BB_ENGINE_BYTES_CASE
-#else
-#define BB_ENGINE_CASES                                                                     \
-	BB_ENGINE_SHARED_CASES, BB_ENGINE_H2S_CASES, {"callback", setup_callback, run_call_add, teardown}
-
-/* BB_ENGINE_MISSING says why each other case of the catalogue is not in BB_ENGINE_CASES (bb_missing_cases). */
-#define BB_ENGINE_OBJECTS "not written for this engine's floor yet: objects, property by property"
-#ifdef BB_ENGINE_NO_TYPED_ARRAYS
-#define BB_ENGINE_UI_BUFFER BB_ENGINE_NO_TYPED_ARRAYS "no Float64Array for the UI mutations to be written into"
-#define BB_ENGINE_BYTES BB_ENGINE_NO_TYPED_ARRAYS "no Uint8Array whose memory the host could read"
-#else
-#define BB_ENGINE_UI_BUFFER "not written for this engine's floor yet: the UI mutation cases (a Float64Array's memory)"
-#define BB_ENGINE_BYTES "not written for this engine's floor yet: a Uint8Array's memory"
-#endif
-#define BB_ENGINE_MISSING                                                                                    \
-	{"script_to_host_object", BB_ENGINE_OBJECTS}, {"script_to_host_object_string_16", BB_ENGINE_OBJECTS},        \
-	{"script_to_host_object_string_1k", BB_ENGINE_OBJECTS}, {"script_to_host_object_string_64k", BB_ENGINE_OBJECTS}, \
-	{"script_to_host_array", "not written for this engine's floor yet: arrays, element by element"},             \
-	{"host_to_script_object", BB_ENGINE_OBJECTS}, {"host_to_script_object_string_16", BB_ENGINE_OBJECTS},        \
-	{"host_to_script_object_string_1k", BB_ENGINE_OBJECTS}, {"host_to_script_object_string_64k", BB_ENGINE_OBJECTS}, \
-	{"error_host_to_script", "not written for this engine's floor yet: a host error thrown into script"},         \
-	{"error_script_to_host", "not written for this engine's floor yet: a script error's message and stack"},      \
-	{"ui_ops_calls", "not written for this engine's floor yet: the UI mutation cases"},                          \
-	{"ui_ops_buffer", BB_ENGINE_UI_BUFFER},                                                                      \
-	{"ui_ops_object_calls", "not written for this engine's floor yet: the UI mutation cases"},                   \
-	{"ui_ops_object_batch", "not written for this engine's floor yet: the UI mutation cases"},                   \
-	{"bytes_64k", BB_ENGINE_BYTES},                                                                              \
-	{NULL, NULL}
-#endif
 
 #endif

@@ -636,7 +636,6 @@ static int run_js_loop(void *p, uint64_t n, uint64_t *ops)
 }
 
 #define BB_STATE dk_state
-#define BB_ENGINE_ALL
 #include "engine_cases.h"
 
 const bb_case bb_cases[] = {BB_ENGINE_CASES};

@@ -564,7 +564,6 @@ static int run_js_loop(void *p, uint64_t n, uint64_t *ops)
 
 #define BB_STATE mj_state
 #define BB_ENGINE_NO_TYPED_ARRAYS "mujs has no typed arrays (ES5): "
-#define BB_ENGINE_ALL
 #include "engine_cases.h"
 
 const bb_case bb_cases[] = {BB_ENGINE_CASES};

@@ -757,7 +757,6 @@ int run_js_loop(void *p, uint64_t n, uint64_t *ops)
 }
 
 #define BB_STATE State
-#define BB_ENGINE_ALL
 #include "engine_cases.h"
 
 } // namespace

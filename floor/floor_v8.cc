@@ -682,7 +682,6 @@ int run_js_loop(void *p, uint64_t n, uint64_t *ops)
 }
 
 #define BB_STATE State
-#define BB_ENGINE_ALL
 #include "engine_cases.h"
 
 // main is the addon's one export: main(argv) makes the property names, sets node's stack formatter aside and runs the harness with argv (the program's
