@@ -137,8 +137,8 @@ func TestCodecConformance(t *testing.T) {
 // machine's libraries, are not instrumented), and compares with the frozen outputs. Every number must cross unchanged
 // both ways; what an engine does to a text is frozen, so that a change shows: Duktape sees four UTF-8 bytes of a
 // character outside the BMP as one code unit, not a surrogate pair (MuJS 1.3.6 sees the pair; 1.3.2, Debian 12's,
-// saw one unit), MuJS cuts a host's text at a NUL, and JavaScriptCore's floor makes its strings from NUL-terminated
-// UTF-8. V8's floor is an addon that runs inside node, whose main is node's: it is not a program this test can link,
+// saw one unit), MuJS cuts a host's text at a NUL, and JavaScriptCore's and SpiderMonkey's floors make their strings
+// from NUL-terminated UTF-8. V8's floor is an addon that runs inside node, whose main is node's: it is not a program this test can link,
 // and TestEngineFloors is what checks its conversions (each case's set-up compares what comes back).
 func TestEngineFloorConformance(t *testing.T) {
 	testenv.Require(t, "gcc", "apt-get install gcc (scripts/setup does it)")
