@@ -18,6 +18,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/stats"
@@ -286,5 +287,9 @@ func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.
 	}
 	opts.Runs = max(a.Settings.Runs, opts.Runs, compareRounds) // as many pairs as a compare: the paired test needs them
 	opts.Slowdown, opts.SlowdownSteps = a.Settings.Slowdown, a.Settings.SlowdownSteps
-	return plan{kind: a.Program, spec: prog, builder: o.Builder, options: opts, out: out}.job(t, o.IO.ErrOut), nil
+	p := plan{kind: a.Program, spec: prog, builder: o.Builder, options: opts, out: out}
+	if a.Program == artifact.ProgramFloor && a.Engine.Name != engines.Default {
+		p.engine = a.Engine.Name // another engine's floor is measured again on that engine, not on QuickJS
+	}
+	return p.job(t, o.IO.ErrOut), nil
 }

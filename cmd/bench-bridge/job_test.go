@@ -29,11 +29,14 @@ func TestRerunJobIsWhatTheFlagsMake(t *testing.T) {
 		defines    []string
 		samples    int
 		flagsCodec string // the build flags a measuring command gives for the same program
+		engine     string
 	}{
-		{&artifact.Artifact{Program: artifact.ProgramBridge, Codec: "fake"}, "fake", true, nil, 3, ""},
+		{&artifact.Artifact{Program: artifact.ProgramBridge, Codec: "fake"}, "fake", true, nil, 3, "", ""},
 		{&artifact.Artifact{Program: artifact.ProgramBridge, Codec: "binary",
-			Settings: artifact.Settings{Defines: []string{"X=1"}, Samples: 5, MinTimeNs: 2e6}}, "binary", false, []string{"X=1"}, 5, "binary"},
-		{&artifact.Artifact{Program: artifact.ProgramFloor}, "", false, nil, 3, ""},
+			Settings: artifact.Settings{Defines: []string{"X=1"}, Samples: 5, MinTimeNs: 2e6}}, "binary", false, []string{"X=1"}, 5, "binary", ""},
+		{&artifact.Artifact{Program: artifact.ProgramFloor}, "", false, nil, 3, "", ""},
+		{&artifact.Artifact{Program: artifact.ProgramFloor, Engine: artifact.Engine{Name: "quickjs"}}, "", false, nil, 3, "", ""},
+		{&artifact.Artifact{Program: artifact.ProgramFloor, Engine: artifact.Engine{Name: "jsc", Version: "2.50.6"}}, "", false, nil, 3, "", "jsc"},
 	} {
 		job, err := rerunJob(o, cfg, ft, tc.a, names, "out.json")
 		if err != nil {
@@ -41,7 +44,7 @@ func TestRerunJobIsWhatTheFlagsMake(t *testing.T) {
 		}
 		if job.Kind != tc.a.Program || job.Codec != tc.codec || (job.User != nil) != tc.user || !slices.Equal(job.Defines, tc.defines) ||
 			job.Options.Samples != tc.samples || !slices.Equal(job.Options.Cases, names) || job.Out != "out.json" ||
-			job.Options.Runs < compareRounds || job.Target != ft {
+			job.Options.Runs < compareRounds || job.Target != ft || job.Engine != tc.engine {
 			t.Errorf("%s: job %+v", tc.a.Label(), job)
 		}
 		if tc.user && (job.User.Dir != cfg.Dir() || filepath.Base(job.User.Binary) != "fake-bench") {
