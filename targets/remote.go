@@ -73,8 +73,9 @@ type remote struct {
 	closed bool
 }
 
-// newRemote checks the run prefix and fills in what every transport shares.
-func newRemote(name, label, machine string, p Platform, workdir, prefix string, log io.Writer, tr transport, pr probe) (*remote, error) {
+// newRemote checks the run prefix and fills in what every transport shares; sysfs is the spec's root of the device's
+// sysfs ("" for DefaultSysfs).
+func newRemote(name, label, machine string, p Platform, workdir, prefix, sysfs string, log io.Writer, tr transport, pr probe) (*remote, error) {
 	words, err := PrefixWords(prefix)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", name, err)
@@ -84,7 +85,7 @@ func newRemote(name, label, machine string, p Platform, workdir, prefix string, 
 	}
 	r := &remote{name: name, label: label, machine: machine, platform: p, workdir: workdir, prefix: words, log: log,
 		tr: tr, probe: pr}
-	r.cpus = r.newCPUControl()
+	r.cpus = r.newCPUControl(sysfs)
 	return r, nil
 }
 

@@ -101,11 +101,7 @@ func Open(ctx context.Context, name string, specs map[string]Spec, o Overrides) 
 	if !ok {
 		return nil, fmt.Errorf("target %s: kind %q is not supported by this bench-bridge", name, spec.Kind)
 	}
-	t, err := open(ctx, name, spec, o)
-	if s, ok := t.(interface{ setSysfs(string) }); ok && err == nil && spec.Sysfs != "" {
-		s.setSysfs(spec.Sysfs)
-	}
-	return t, err
+	return open(ctx, name, spec, o)
 }
 
 // Names lists the built-in and configured target names, sorted.
