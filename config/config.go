@@ -84,7 +84,8 @@ type Target struct {
 	// Workdir is where programs are pushed on the device.
 	Workdir string `toml:"workdir"`
 	// Sysfs is where the device's sysfs is mounted (default /sys): the cpufreq, thermal and battery files its state
-	// is read from and its clocks are set through.
+	// is read from and its clocks are set through. An absolute path of letters, digits and ._/+@,:- only
+	// (targets.CheckSysfs): it goes into the scripts the device's shell runs.
 	Sysfs string `toml:"sysfs"`
 }
 

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +105,22 @@ kind = "ssh"
 				t.Errorf("problem %d is %q, want it to start with %q", i, lines[i], w)
 			}
 		}
+	}
+}
+
+// TestSysfsIsAPlainAbsolutePath: a target's sysfs goes into the device's shell scripts, so one with shell syntax in
+// it (or a relative one) fails the file at its line, naming the key and the value; a plain absolute path is kept.
+func TestSysfsIsAPlainAbsolutePath(t *testing.T) {
+	for _, bad := range []string{"/x y", "/x'y", "/x$(touch INJECTED)", "/x;reboot", "sys"} {
+		text := "[targets.phone]\nkind = \"adb\"\nsysfs = " + strconv.Quote(bad) + "\n"
+		_, err := Parse("c.toml", text)
+		if want := fmt.Sprintf("c.toml:3: targets.phone.sysfs %q: ", bad); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("sysfs %q: %v; want an error starting %s", bad, err, want)
+		}
+	}
+	c, err := Parse("c.toml", "[targets.phone]\nkind = \"adb\"\nsysfs = \"/data/fake-sys_1\"\n")
+	if err != nil || c.Specs()["phone"].Sysfs != "/data/fake-sys_1" {
+		t.Fatalf("a plain sysfs: %v", err)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/bench-bridge/bench-bridge/targets"
 )
 
 // NamePattern is what a bridge's or a target's name may be: it becomes part of artifact file names.
@@ -103,6 +105,9 @@ func Parse(path, text string) (*Config, error) {
 		}
 		if !slices.Contains(TargetKinds, t.Kind) {
 			p.add(key+".kind", "%s.kind is %q, want one of %s", key, t.Kind, strings.Join(TargetKinds, ", "))
+		}
+		if err := targets.CheckSysfs(t.Sysfs); err != nil {
+			p.add(key+".sysfs", "%s.sysfs %q: %v", key, t.Sysfs, err)
 		}
 	}
 	for _, k := range md.Undecoded() {

@@ -119,8 +119,8 @@ func runTool(ctx context.Context, t targets.Target, program string, dev artifact
 		emulated = dev.EmulatedReason
 		fmt.Fprintf(o.Log, "%s: warning: the run is emulated (%s): this profiles the emulator, not a device\n", t.Name(), dev.EmulatedReason)
 	}
-	if _, local := t.(*targets.Local); local && tool.InProcess {
-		os.Remove(data) // the local run directory is the program's cache: never read an earlier run's samples
+	if t.Capabilities().HostFiles && tool.InProcess {
+		os.Remove(data) // the program's directory here is the build's cache: never read an earlier run's samples
 	}
 	var stdout, stderr bytes.Buffer
 	recordBound := time.Duration(o.Seconds*float64(time.Second)) + recordSlack
@@ -216,7 +216,7 @@ func collectInProcess(ctx context.Context, t targets.Target, remote, local, prog
 // into dir (a dynamically linked program over ssh, say; the reference device programs are static), whose build IDs
 // then find this machine's detached debug symbols only when they are the same build.
 func deviceFiles(ctx context.Context, t targets.Target, dir string) LibFile {
-	if _, local := t.(*targets.Local); local {
+	if t.Capabilities().HostFiles {
 		return func(p string) string { return p }
 	}
 	n := 0

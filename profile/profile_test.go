@@ -136,3 +136,41 @@ func TestProfileErrors(t *testing.T) {
 		}
 	}
 }
+
+// filesTarget is a target whose files are this machine's when host is set (its Capabilities say so), and a device's
+// otherwise, which Pull copies from.
+type filesTarget struct {
+	targets.Target
+	host   bool
+	pulled []string
+}
+
+func (f *filesTarget) Name() string { return "dev" }
+func (f *filesTarget) Capabilities() targets.Capabilities {
+	return targets.Capabilities{HostFiles: f.host}
+}
+func (f *filesTarget) Pull(_ context.Context, remote, local string) error {
+	f.pulled = append(f.pulled, remote)
+	return os.WriteFile(local, []byte("a copy"), 0o644)
+}
+
+// TestDeviceFilesFollowTheCapabilities: the libraries a program mapped are read where they are on a target whose files
+// are the host's (HostFiles), and pulled into the directory from any other; the local target declares HostFiles.
+func TestDeviceFilesFollowTheCapabilities(t *testing.T) {
+	ctx := context.Background()
+	host := &filesTarget{host: true}
+	if got := deviceFiles(ctx, host, t.TempDir())("/lib/libc.so.6"); got != "/lib/libc.so.6" || len(host.pulled) != 0 {
+		t.Errorf("host files: %q, pulled %q", got, host.pulled)
+	}
+	dev, dir := &filesTarget{}, t.TempDir()
+	got := deviceFiles(ctx, dev, dir)("/lib/libc.so.6")
+	if filepath.Dir(got) != dir || !strings.HasSuffix(got, "libc.so.6") || len(dev.pulled) != 1 || dev.pulled[0] != "/lib/libc.so.6" {
+		t.Errorf("a device's files: %q, pulled %q", got, dev.pulled)
+	}
+	if runtime.GOOS == "linux" {
+		local, err := targets.NewLocal("linux", targets.Spec{Kind: "local"})
+		if err != nil || !local.Capabilities().HostFiles {
+			t.Errorf("the local target's files are not the host's: %v", err)
+		}
+	}
+}

@@ -47,7 +47,7 @@ func NewADB(ctx context.Context, name string, spec Spec, o Overrides) (*ADB, err
 	}
 	c.tmp = firstSet(o.Workdir, spec.Workdir, DefaultAndroidWorkdir)
 	r, err := newRemote(name, "device "+c.serial, "adb:"+c.serial, Platform{Toolchain: spec.Toolchain, ABI: abi},
-		c.tmp, firstSet(o.RunPrefix, spec.RunPrefix), o.Log, c, androidProbe)
+		c.tmp, firstSet(o.RunPrefix, spec.RunPrefix), spec.Sysfs, o.Log, c, androidProbe)
 	if err != nil {
 		return nil, err
 	}

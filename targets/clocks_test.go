@@ -277,10 +277,10 @@ func TestUnrooted(t *testing.T) {
 	}
 }
 
-// TestWithSysfs: a probe script's /sys paths point at another root; /proc/sys stays.
+// TestWithSysfs: a probe script's /sys paths point at another root, quoted; /proc/sys stays.
 func TestWithSysfs(t *testing.T) {
 	got := withSysfs("cat /proc/sys/kernel/arch\nfor c in /sys/devices/system/cpu/cpu*; do\ng=/sys/class\n", "/fake$sys/")
-	want := "cat /proc/sys/kernel/arch\nfor c in /fake$sys/devices/system/cpu/cpu*; do\ng=/fake$sys/class\n"
+	want := "cat /proc/sys/kernel/arch\nfor c in '/fake$sys'/devices/system/cpu/cpu*; do\ng='/fake$sys'/class\n"
 	if got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}

@@ -1,6 +1,8 @@
 package targets
 
 import (
+	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -101,11 +103,35 @@ func parseBattery(f []string) *artifact.Battery {
 // sysPath is a path under /sys in a probe script, and not /proc/sys.
 var sysPath = regexp.MustCompile(`(^|[^A-Za-z0-9_])/sys/`)
 
-// withSysfs points the /sys paths of a probe script at the sysfs root s.
+// withSysfs points the /sys paths of a probe script at the sysfs root s, quoted as one word: in the probe scripts
+// every /sys path stands outside quotes (TestProbeScriptsWithAHostileSysfs runs them against a root full of shell
+// syntax), and the variables that hold one are expanded in double quotes.
 func withSysfs(script, s string) string {
 	if s == DefaultSysfs || s == "" {
 		return script
 	}
-	root := strings.ReplaceAll(strings.TrimSuffix(s, "/"), "$", "$$")
+	// "$$" is the regexp template's escape of a "$", which the quotes then keep from the shell.
+	root := strings.ReplaceAll(shellQuote(strings.TrimSuffix(s, "/")), "$", "$$")
 	return sysPath.ReplaceAllString(script, "${1}"+root+"/")
+}
+
+// sysfsPath is what a spec's sysfs root may be: an absolute path of letters, digits and ._/+@,:- only.
+var sysfsPath = regexp.MustCompile(`^/[A-Za-z0-9._/+@,:-]*$`)
+
+// CheckSysfs says what is wrong with a spec's sysfs root ("" is DefaultSysfs): it goes into the scripts the device's
+// shell runs, so it must be an absolute path with no character a shell reads as syntax, even where it is quoted.
+func CheckSysfs(root string) error {
+	if root == "" || sysfsPath.MatchString(root) {
+		return nil
+	}
+	if !strings.HasPrefix(root, "/") {
+		return errors.New("want an absolute path (the device's sysfs, default /sys)")
+	}
+	for _, r := range root {
+		if !sysfsPath.MatchString("/" + string(r)) {
+			return fmt.Errorf("%q is not allowed: the path goes to the device's shell, and may hold only letters, digits "+
+				"and . _ / + @ , : -", string(r))
+		}
+	}
+	return errors.New("not a path") // not reached: a character above was refused
 }

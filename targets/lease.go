@@ -66,8 +66,8 @@ type leaseSite struct {
 }
 
 // leaseSite is the remote target's: the lease sits beside the run directories in the workdir.
-func (r *remote) leaseSite() leaseSite {
-	return leaseSite{label: r.label, workdir: r.workdir, path: remoteJoin(r.workdir, leaseName),
+func (r *remote) leaseSite() *leaseSite {
+	return &leaseSite{label: r.label, workdir: r.workdir, path: remoteJoin(r.workdir, leaseName),
 		shell: func(ctx context.Context, command string) ([]byte, error) { return r.output(ctx, command, nil) },
 		tidy:  r.cleanup}
 }
@@ -138,18 +138,19 @@ func (e *HeldError) Error() string {
 }
 
 // Acquire takes the device of t for a run, waiting while another run holds it. A target without a device of its own
-// to share (the local machine) is not leased: its lease holds nothing. The lease is renewed until Release.
+// to share (the local machine: no lease in its Capabilities) is not leased: its lease holds nothing. The lease is
+// renewed until Release.
 func Acquire(ctx context.Context, t Target, o LeaseOptions) (*Lease, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
 	l := &Lease{owner: me(), done: make(chan struct{}), lost: make(chan struct{})}
-	s, ok := t.(interface{ leaseSite() leaseSite })
-	if !ok {
+	site := t.Capabilities().lease
+	if site == nil {
 		close(l.done)
 		return l, nil
 	}
-	l.site = s.leaseSite()
+	l.site = *site
 	if err := l.take(ctx, o); err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ func (shellTransport) close() error                                  { return ni
 func shellDevice(t *testing.T, sh []string) (*remote, string) {
 	t.Helper()
 	workdir := filepath.Join(t.TempDir(), "work dir; it's")
-	r, err := newRemote("dev", "device "+shellName(sh), "test:"+workdir, Platform{}, workdir, "", io.Discard, shellTransport{sh}, probe{})
+	r, err := newRemote("dev", "device "+shellName(sh), "test:"+workdir, Platform{}, workdir, "", "", io.Discard, shellTransport{sh}, probe{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,6 +184,39 @@ func TestLeaseLost(t *testing.T) {
 	}
 	if owner, _ := os.ReadFile(filepath.Join(workdir, leaseName, "owner")); !strings.Contains(string(owner), "lab-host-2") {
 		t.Errorf("releasing a lost lease removed the other run's: %q", owner)
+	}
+}
+
+// TestLeaseFollowsTheCapabilities: Acquire leases what a target's Capabilities give a lease site for, a remote
+// device (its lease in the workdir while it is held), and holds nothing of the local machine, which declares none.
+func TestLeaseFollowsTheCapabilities(t *testing.T) {
+	dev, workdir := shellDevice(t, []string{testenv.Require(t, "sh", "apt-get install dash")})
+	if dev.Capabilities().lease == nil {
+		t.Fatal("a remote device declares no lease site")
+	}
+	l, err := Acquire(context.Background(), dev, LeaseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(workdir, leaseName, "owner")); err != nil {
+		t.Errorf("the held device has no lease: %v", err)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(workdir, leaseName)); !os.IsNotExist(err) {
+		t.Errorf("the lease is left after its release: %v", err)
+	}
+	local, err := NewLocal("local-test", Spec{Kind: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if local.Capabilities().lease != nil {
+		t.Error("the local machine declares a lease site")
+	}
+	l, err = Acquire(context.Background(), local, LeaseOptions{})
+	if err != nil || l.site.shell != nil || l.Release() != nil {
+		t.Errorf("the local machine was leased: %v", err)
 	}
 }
 

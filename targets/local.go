@@ -117,8 +117,9 @@ func (l *Local) Device(ctx context.Context) (artifact.Device, error) {
 	return d, nil
 }
 
-// Machine implements the optional machine identity: every local target is this machine.
-func (l *Local) Machine() string { return "local" }
-
-// Capabilities are this machine's CPUs, and the machine.
-func (l *Local) Capabilities() Capabilities { return Capabilities{CPUs: l, Machine: l.Machine()} }
+// Capabilities implements Target: this machine's CPUs; the machine, the same for every local target ("local"), so
+// that local runs go one after another; and this machine's files. No lease: the local machine is no device shared
+// with other hosts.
+func (l *Local) Capabilities() Capabilities {
+	return Capabilities{CPUs: l, Machine: "local", HostFiles: true}
+}

@@ -41,7 +41,7 @@ func NewNovacom(name string, spec Spec, o Overrides) (*Novacom, error) {
 		c.label = name + " (novacom " + c.devID + ")"
 	}
 	r, err := newRemote(name, c.label, "novacom:"+c.devID, Platform{Toolchain: pick(spec.Toolchain, "webos")},
-		pick(o.Workdir, spec.Workdir, "/tmp"), pick(o.RunPrefix, spec.RunPrefix), o.Log, c, linuxProbe)
+		pick(o.Workdir, spec.Workdir, "/tmp"), pick(o.RunPrefix, spec.RunPrefix), spec.Sysfs, o.Log, c, linuxProbe)
 	if err != nil {
 		return nil, err
 	}

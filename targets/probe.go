@@ -30,7 +30,7 @@ if command -v sysctl >/dev/null 2>&1 && [ "$(uname -s)" = Darwin ]; then
   echo "distro=macOS $(sw_vers -productVersion 2>/dev/null)"
 fi
 g=/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
-[ -r $g ] && echo "governor=$(cat $g)"
+[ -r "$g" ] && echo "governor=$(cat "$g")"
 true
 `
 

@@ -56,7 +56,7 @@ var linuxProbe = probe{script: ProbeScript + sshProbeScript, parse: func(out []b
 type remote struct {
 	name     string
 	label    string // how errors name the device: "device SERIAL", "webos (root@touchpad:22)"
-	machine  string // see Machine
+	machine  string // the device, for Capabilities().Machine and the record of its run directory
 	platform Platform
 	workdir  string
 	prefix   []string // the run prefix, one word each
@@ -73,8 +73,9 @@ type remote struct {
 	closed bool
 }
 
-// newRemote checks the run prefix and fills in what every transport shares.
-func newRemote(name, label, machine string, p Platform, workdir, prefix string, log io.Writer, tr transport, pr probe) (*remote, error) {
+// newRemote checks the run prefix and fills in what every transport shares; sysfs is the spec's root of the device's
+// sysfs ("" for DefaultSysfs).
+func newRemote(name, label, machine string, p Platform, workdir, prefix, sysfs string, log io.Writer, tr transport, pr probe) (*remote, error) {
 	words, err := PrefixWords(prefix)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", name, err)
@@ -84,7 +85,7 @@ func newRemote(name, label, machine string, p Platform, workdir, prefix string, 
 	}
 	r := &remote{name: name, label: label, machine: machine, platform: p, workdir: workdir, prefix: words, log: log,
 		tr: tr, probe: pr}
-	r.cpus = r.newCPUControl()
+	r.cpus = r.newCPUControl(sysfs)
 	return r, nil
 }
 
@@ -96,11 +97,12 @@ func (r *remote) Name() string { return r.name }
 // Platform implements Target.
 func (r *remote) Platform() Platform { return r.platform }
 
-// Machine names the device, so that runs on it go one after another (see targets.Machine).
-func (r *remote) Machine() string { return r.machine }
-
-// Capabilities are the device's CPUs, through its shell and sysfs, and the machine the device is.
-func (r *remote) Capabilities() Capabilities { return Capabilities{CPUs: r, Machine: r.machine} }
+// Capabilities implements Target: the device's CPUs, through its shell and sysfs; the machine the device is, so that
+// runs on it go one after another; and the device's lease, beside the run directories in the workdir. Its files are
+// the device's, not this machine's.
+func (r *remote) Capabilities() Capabilities {
+	return Capabilities{CPUs: r, Machine: r.machine, lease: r.leaseSite()}
+}
 
 // fail wraps a transport failure with the device and the operation.
 func (r *remote) fail(op string, err error) error {

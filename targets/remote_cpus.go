@@ -12,9 +12,9 @@ import (
 // in the run's directory, which goes at the end of the run, and not named like one.
 const savedClocksName = ".bench-bridge-clocks"
 
-// newCPUControl is a remote device's CPUs, driven through its shell.
-func (r *remote) newCPUControl() *cpuControl {
-	return &cpuControl{label: r.label, sysfs: DefaultSysfs, saved: path.Join(r.workdir, savedClocksName), log: r.log,
+// newCPUControl is a remote device's CPUs, driven through its shell; sysfs is the spec's root ("" for DefaultSysfs).
+func (r *remote) newCPUControl(sysfs string) *cpuControl {
+	return &cpuControl{label: r.label, sysfs: firstSet(sysfs, DefaultSysfs), saved: path.Join(r.workdir, savedClocksName), log: r.log,
 		trySu: true, sh: r.script}
 }
 
@@ -26,9 +26,6 @@ func (r *remote) script(ctx context.Context, script string) (out []byte, err err
 	})
 	return out, err
 }
-
-// setSysfs points what the target reads and writes of the device's sysfs at root (a spec's Sysfs).
-func (r *remote) setSysfs(root string) { r.cpus.sysfs = root }
 
 // Cores implements CPUs.
 func (r *remote) Cores(ctx context.Context) ([]Core, error) { return r.cpus.Cores(ctx) }

@@ -30,7 +30,7 @@ type Spec struct {
 	// Workdir is where programs are pushed on the device.
 	Workdir string
 	// Sysfs is where the device's sysfs is (DefaultSysfs when empty): what the device's state, its cores and its
-	// clocks are read and set through.
+	// clocks are read and set through. Open refuses one that CheckSysfs refuses: it goes into the device's scripts.
 	Sysfs string
 }
 
@@ -91,7 +91,8 @@ func Lookup(name string, specs map[string]Spec) (Spec, bool) {
 	return s, ok
 }
 
-// Open resolves name against the configured specs, then the built-in ones, applies the overrides and connects.
+// Open resolves name against the configured specs, then the built-in ones, checks the spec's sysfs root, applies the
+// overrides and connects.
 func Open(ctx context.Context, name string, specs map[string]Spec, o Overrides) (Target, error) {
 	spec, ok := Lookup(name, specs)
 	if !ok {
@@ -101,11 +102,10 @@ func Open(ctx context.Context, name string, specs map[string]Spec, o Overrides) 
 	if !ok {
 		return nil, fmt.Errorf("target %s: kind %q is not supported by this bench-bridge", name, spec.Kind)
 	}
-	t, err := open(ctx, name, spec, o)
-	if s, ok := t.(interface{ setSysfs(string) }); ok && err == nil && spec.Sysfs != "" {
-		s.setSysfs(spec.Sysfs)
+	if err := CheckSysfs(spec.Sysfs); err != nil {
+		return nil, fmt.Errorf("targets.%s.sysfs %q: %w", name, spec.Sysfs, err)
 	}
-	return t, err
+	return open(ctx, name, spec, o)
 }
 
 // Names lists the built-in and configured target names, sorted.

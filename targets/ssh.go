@@ -75,7 +75,7 @@ func NewSSH(ctx context.Context, name string, spec Spec, o Overrides) (*SSH, err
 	c := &sshConn{client: client, stop: make(chan struct{})}
 	go c.keepalive()
 	r, err := newRemote(name, name+" ("+addr.String()+")", "ssh:"+addr.hostPort(), Platform{Toolchain: spec.Toolchain},
-		pick(o.Workdir, spec.Workdir, "/tmp"), pick(o.RunPrefix, spec.RunPrefix), log, c, linuxProbe)
+		pick(o.Workdir, spec.Workdir, "/tmp"), pick(o.RunPrefix, spec.RunPrefix), spec.Sysfs, log, c, linuxProbe)
 	if err != nil {
 		c.close()
 		return nil, err

@@ -68,7 +68,7 @@ Host %s
 			if err := tgt.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if m, ok := tgt.(interface{ Machine() string }); !ok || !strings.Contains(m.Machine(), boardAddr) {
+			if m := tgt.Capabilities().Machine; !strings.Contains(m, boardAddr) {
 				t.Errorf("machine identity %v", tgt)
 			}
 			sshClient := testenv.Require(t, "ssh", "apt-get install openssh-client")

@@ -18,11 +18,11 @@ l=$(getconf GNU_LIBC_VERSION 2>/dev/null) || l=""
 [ -n "$l" ] && echo "libc=$l"
 for c in /sys/devices/system/cpu/cpu[0-9]*; do
   f=$c/cpufreq
-  [ -d $f ] || continue
-  echo "cpufreq=${c##*cpu} $(cat $f/scaling_governor 2>/dev/null || echo -) $(cat $f/scaling_cur_freq 2>/dev/null || echo 0) $(cat $f/scaling_min_freq 2>/dev/null || echo 0) $(cat $f/scaling_max_freq 2>/dev/null || echo 0)"
+  [ -d "$f" ] || continue
+  echo "cpufreq=${c##*cpu} $(cat "$f"/scaling_governor 2>/dev/null || echo -) $(cat "$f"/scaling_cur_freq 2>/dev/null || echo 0) $(cat "$f"/scaling_min_freq 2>/dev/null || echo 0) $(cat "$f"/scaling_max_freq 2>/dev/null || echo 0)"
 done
 for z in /sys/class/thermal/thermal_zone*; do
-  [ -r $z/temp ] && echo "thermal=$(cat $z/temp 2>/dev/null) $(cat $z/type 2>/dev/null || echo ${z##*/})"
+  [ -r "$z"/temp ] && echo "thermal=$(cat "$z"/temp 2>/dev/null) $(cat "$z"/type 2>/dev/null || echo "${z##*/}")"
 done
 true
 `

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bench-bridge/bench-bridge/internal/fakesys"
 	"github.com/bench-bridge/bench-bridge/internal/sshdtest"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 	"github.com/bench-bridge/bench-bridge/targets"
@@ -161,6 +162,30 @@ func TestSSHLegacyAlgorithms(t *testing.T) {
 	var out bytes.Buffer
 	if err := tgt.Run(context.Background(), "uname", []string{"-s"}, &out, &bytes.Buffer{}); err != nil || out.String() != "Linux\n" {
 		t.Fatalf("with the opt-in: %q, %v\nsshd:\n%s", out.String(), err, srv.Log())
+	}
+}
+
+// TestSSHSpecSysfs: the spec's sysfs is the remote target's from when it is opened: its cores, its state and its
+// probe read the phone's tree there, not /sys.
+func TestSSHSpecSysfs(t *testing.T) {
+	srv := sshdtest.Start(t, sshdtest.Options{})
+	root := t.TempDir()
+	if err := fakesys.Phone(root); err != nil {
+		t.Fatal(err)
+	}
+	tgt := mustOpen(t, srv, targets.Spec{Sysfs: root})
+	ctx := context.Background()
+	cpus := tgt.Capabilities().CPUs
+	cores, err := cpus.Cores(ctx)
+	if err != nil || len(cores) != 8 || cores[7].MaxKHz != fakesys.BigMaxKHz {
+		t.Fatalf("cores %+v, %v", cores, err)
+	}
+	if s, err := cpus.State(ctx); err != nil || s.FreqKHz[0] != fakesys.LittleCurKHz || len(s.Thermal) != len(fakesys.Thermal) {
+		t.Errorf("state %+v, %v", s, err)
+	}
+	d, err := tgt.Device(ctx)
+	if err != nil || len(d.CPUFreqs) != 8 || d.CPUFreqs[4].CurKHz != fakesys.BigCurKHz || len(d.Thermal) != len(fakesys.Thermal) {
+		t.Errorf("device %+v, %v", d, err)
 	}
 }
 

@@ -33,14 +33,23 @@ type Target interface {
 	Capabilities() Capabilities
 }
 
-// Capabilities are what a target can do beyond running programs: the runner and the lease read them here rather than
-// asking the target's type.
+// Capabilities are what a target can do beyond running programs. Each target declares them in one place, its
+// Capabilities method; the runner, the lease and the profiler read them here rather than asking the target's type.
 type Capabilities struct {
 	// CPUs reads the device's state around each process, pins the programs and locks the clocks; nil when the target
-	// cannot (a test's fake).
+	// cannot (a test's fake). The runner reads it (runner/devstate.go) for --cpu, --lock-clocks and the device's
+	// state beside each process.
 	CPUs CPUs
-	// Machine names the machine the target runs on (see Machine); "" when the target's name stands for it.
+	// Machine names the machine the target runs on; "" when the target's name stands for it. Read through
+	// targets.Machine, by which the runner keeps runs on one machine one after another.
 	Machine string
+	// HostFiles says that the target's files are this machine's: a program it runs, and what that program writes,
+	// can be read on the host at the same paths (the local target). The profiler reads them there rather than pulling
+	// copies, and clears an earlier run's samples beside the program (the program's directory is the build's cache).
+	HostFiles bool
+	// lease is where the device's lease lives; nil for a target with no device of its own to share (the local
+	// machine, a test's fake), which Acquire does not lease.
+	lease *leaseSite
 }
 
 // Platform is what a target tells about the programs it runs; build.ForPlatform turns it into a toolchain.
