@@ -10,6 +10,8 @@
 // change is both significant and larger than a minimum effect; with instruction or allocation counts (the same for
 // the same binary) no statistics and a tight threshold. Absolute guards bound a case's ratio whatever the baseline
 // says. A comparison that could judge no case says why and what would judge it (Result.NotJudged).
+// How a gate run ends is decided here too (Results.Outcome: regressed, judged nothing, passed); gate and compare
+// --gate only map the outcome to an exit status.
 //
 // BuildHistory makes the History that the history's views render (history changes and noise, the page): its change
 // points (package trend) with what each means (the bisect that finds its commit, whether it fails --fail-new, as a

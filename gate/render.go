@@ -1,6 +1,7 @@
 // Package gate renders the regression gate's report: each baseline against its current artifact, as the analysis
-// judged them (analysis.Judge, analysis.JudgePaired), in text for a terminal, markdown for a CI job summary and json
-// for scripts. It decides nothing.
+// judged them (analysis.Judge, analysis.JudgePaired), and the gate's outcome as the analysis decides it
+// (analysis.Results.Outcome: what regressed, what judged nothing, whether it fails), in text for a terminal,
+// markdown for a CI job summary and json for scripts. It decides nothing.
 package gate
 
 import (
@@ -22,36 +23,17 @@ type Report struct {
 	AllowUnjudged bool `json:"allow_unjudged,omitempty"`
 }
 
-// Regressions lists what fails the gate in the comparisons that judged something, as "label: case".
-func (r *Report) Regressions() []string {
-	var out []string
-	for _, res := range r.Results {
-		if !res.Judged() {
-			continue // its missing cases are why it judged nothing (Unjudged), not regressions
-		}
-		for _, c := range res.Regressions() {
-			out = append(out, res.Label+": "+c)
-		}
-	}
-	return out
+// Gate is the report's comparisons as the analysis decides the gate over them (analysis.Results): what regressed,
+// what judged nothing, and the outcome.
+func (r *Report) Gate() analysis.Results {
+	return analysis.Results{Results: r.Results, AllowUnjudged: r.AllowUnjudged}
 }
 
-// Unjudged lists the labels of the comparisons that judged nothing (analysis.Result.NotJudged says why): a gate of
-// them guarded nothing.
-func (r *Report) Unjudged() []string {
-	var out []string
-	for _, res := range r.Results {
-		if !res.Judged() {
-			out = append(out, res.Label)
-		}
-	}
-	return out
-}
+// Regressions lists what fails the gate, as "label: case" (analysis.Results.Regressions).
+func (r *Report) Regressions() []string { return r.Gate().Regressions() }
 
-// Failed reports whether the gate fails: a regression, or a comparison that judged nothing unless that is allowed.
-func (r *Report) Failed() bool {
-	return len(r.Regressions()) > 0 || (len(r.Unjudged()) > 0 && !r.AllowUnjudged)
-}
+// Unjudged lists the labels of the comparisons that judged nothing (analysis.Results.Unjudged).
+func (r *Report) Unjudged() []string { return r.Gate().Unjudged() }
 
 // Formats lists the formats Render accepts.
 var Formats = []string{"text", "markdown", "json"}
@@ -92,16 +74,18 @@ func (r *Report) summary() string {
 	if len(unjudged) > 0 {
 		nothing = fmt.Sprintf("judged nothing in %s (the notes say what would judge it)", strings.Join(unjudged, ", "))
 	}
-	switch {
-	case len(reg) > 0 && nothing != "":
-		return fmt.Sprintf("gate: %d regressed: %s; and %s", len(reg), strings.Join(reg, ", "), nothing)
-	case len(reg) > 0:
+	switch r.Gate().Outcome() {
+	case analysis.GateRegressed:
+		if nothing != "" {
+			return fmt.Sprintf("gate: %d regressed: %s; and %s", len(reg), strings.Join(reg, ", "), nothing)
+		}
 		return fmt.Sprintf("gate: %d regressed: %s", len(reg), strings.Join(reg, ", "))
-	case nothing != "" && r.AllowUnjudged:
+	case analysis.GatePassedUnjudged:
 		return "gate: ok by --allow-unjudged, though it " + nothing
-	case nothing != "":
+	case analysis.GateJudgedNothing:
 		return "gate: not passed: " + nothing + "; --allow-unjudged lets it pass"
-	case len(r.Results) == 1:
+	}
+	if len(r.Results) == 1 {
 		return "gate: ok, nothing regressed"
 	}
 	return fmt.Sprintf("gate: ok, nothing regressed in %d comparisons", len(r.Results))
@@ -221,7 +205,7 @@ func footer(res *analysis.Result) []string {
 
 // Document is the report as text and markdown show it: a section per comparison, the notes, and the verdict.
 func (r *Report) Document() *reports.Document {
-	d := &reports.Document{Summary: r.summary(), Failed: r.Failed(), Notes: lines(r.Notes)}
+	d := &reports.Document{Summary: r.summary(), Failed: r.Gate().Outcome().Failed(), Notes: lines(r.Notes)}
 	for _, res := range r.Results {
 		sec := reports.Section{Title: res.Label, Intro: sides(res) + " (" + how(res) + ")", Footer: footer(res)}
 		for i, h := range header(res) {

@@ -116,14 +116,15 @@ type unjudgedError struct{ msg string }
 func (e unjudgedError) Error() string { return e.msg }
 func (e unjudgedError) Unwrap() error { return exitCode(exitUnjudged) }
 
-// gateOutcome is the error a gate's report ends the command with: a regression, a comparison that judged nothing
-// (unless the report allows it), or nil.
+// gateOutcome is the error that ends the command for the outcome the analysis decided over a gate's report
+// (analysis.Results.Outcome): regressionError when it regressed, unjudgedError when it judged nothing, else nil.
 func gateOutcome(report *gate.Report) error {
-	if reg := report.Regressions(); len(reg) > 0 {
-		return regressionError{fmt.Sprintf("regression: %s", strings.Join(reg, ", "))}
-	}
-	if un := report.Unjudged(); len(un) > 0 && !report.AllowUnjudged {
-		return unjudgedError{fmt.Sprintf("judged nothing in %s: not a pass (--allow-unjudged lets it pass)", strings.Join(un, ", "))}
+	g := report.Gate()
+	switch g.Outcome() {
+	case analysis.GateRegressed:
+		return regressionError{fmt.Sprintf("regression: %s", strings.Join(g.Regressions(), ", "))}
+	case analysis.GateJudgedNothing:
+		return unjudgedError{fmt.Sprintf("judged nothing in %s: not a pass (--allow-unjudged lets it pass)", strings.Join(g.Unjudged(), ", "))}
 	}
 	return nil
 }
