@@ -30,6 +30,8 @@ type Table struct {
 	Warnings []Warning `json:"warnings"`
 	// Notes say what a reader must know about one artifact, or one comparison, beyond its numbers.
 	Notes []Warning `json:"notes"`
+	// Alpha is the significance level the columns were compared with the first at (the gate's, from the options).
+	Alpha float64 `json:"alpha"`
 	// Artifacts are the loaded artifacts, for the views that export their samples (benchstat).
 	Artifacts []Loaded `json:"-"`
 }
@@ -98,7 +100,7 @@ func hasInterval(level float64) bool { return level >= stats.Level-1e-9 }
 func Build(loaded []Loaded, o Options, noise func(*artifact.Artifact) *Noise) *Table {
 	o = o.WithDefaults()
 	o.Metric = Time
-	t := &Table{Warnings: []Warning{}, Notes: []Warning{}, Artifacts: loaded}
+	t := &Table{Warnings: []Warning{}, Notes: []Warning{}, Alpha: o.Alpha, Artifacts: loaded}
 	arts, files := make([]*artifact.Artifact, len(loaded)), make([]string, len(loaded))
 	for i, l := range loaded {
 		arts[i], files[i] = l.Artifact, l.File

@@ -57,8 +57,11 @@ func renderHTML(w io.Writer, t *analysis.Table) error {
 		Notes   []string
 		Alpha   float64
 		Level   float64 // in per cent
-	}{Columns: t.Columns, Header: header(t), Frame: frameLine(t), Notes: footNotes(t), Alpha: stats.DefaultAlpha,
+	}{Columns: t.Columns, Header: header(t), Frame: frameLine(t), Notes: footNotes(t), Alpha: t.Alpha,
 		Level: 100 * stats.Level}
+	if data.Alpha == 0 { // a table not made by analysis.Build
+		data.Alpha = stats.DefaultAlpha
+	}
 	for _, r := range t.Rows {
 		data.Rows = append(data.Rows, cells(t, r))
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,6 +97,22 @@ func TestEveryFormatHasTheNotes(t *testing.T) {
 		}
 		if !strings.Contains(buf.String(), "history of dev: its nightly sees changes of 20.0% (callback)") {
 			t.Errorf("%s: no noise note:\n%s", format, buf.String())
+		}
+	}
+}
+
+// TestRenderHTMLAlpha: the page names the alpha its table was compared at, not the default one.
+func TestRenderHTMLAlpha(t *testing.T) {
+	files := []string{"testdata/floor.json", "testdata/json.json"}
+	arts := artsOf(t, files...)
+	for _, alpha := range []float64{0.01, 0.2} {
+		var buf bytes.Buffer
+		if err := Render(&buf, analysis.Build(analysis.LoadedFrom(arts, files), analysis.Options{Alpha: alpha}, nil), "html"); err != nil {
+			t.Fatal(err)
+		}
+		want := "significant at " + strconv.FormatFloat(alpha, 'g', -1, 64)
+		if !strings.Contains(buf.String(), want) || strings.Contains(buf.String(), "significant at 0.05") {
+			t.Errorf("alpha %v: the page does not say %q", alpha, want)
 		}
 	}
 }

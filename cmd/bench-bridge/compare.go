@@ -108,8 +108,7 @@ unless --out names another directory.`,
 	fl.Lookup("out").Usage = "directory for the artifacts, one per program (default " + DefaultOutDir + "/compare-TARGET)"
 	fl.BoolVar(&o.Gate, "gate", false, "exit 3 when a program regressed against the first, 4 when one judged nothing")
 	fl.BoolVar(&o.AllowUnjudged, "allow-unjudged", false, "with --gate, let a program that could judge no case against the first pass")
-	fl.Float64Var(&o.Thresholds.alpha, "alpha", 0, "significance level of the paired test (default: the config's, else 0.05)")
-	fl.Float64Var(&o.Thresholds.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
+	o.Thresholds.register(fl, "the paired test")
 	fl.StringVar(&o.Format, "format", "text", "format of the paired comparison: "+strings.Join(gate.Formats, ", "))
 	fl.StringVar(&o.Report, "report", "", "write a markdown report for a pull-request comment to this file (and append it to $GITHUB_STEP_SUMMARY when set)")
 	fl.DurationVar(&o.Budget, "budget", compareBudget, "stop the rounds as soon as every case's answer is clear, at the latest after this long (0: the --runs rounds, fixed)")

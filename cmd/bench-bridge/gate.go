@@ -58,6 +58,12 @@ type thresholdFlags struct {
 	alphaSet, minEffectSet bool
 }
 
+// register adds --alpha and --min-effect to f; test names the test whose significance level --alpha sets.
+func (th *thresholdFlags) register(f *pflag.FlagSet, test string) {
+	f.Float64Var(&th.alpha, "alpha", 0, fmt.Sprintf("significance level of %s, strictly between 0 and 1 (default: the config's, else %v)", test, stats.DefaultAlpha))
+	f.Float64Var(&th.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
+}
+
 func (th *thresholdFlags) changed(f *pflag.FlagSet) {
 	th.alphaSet, th.minEffectSet = f.Changed("alpha"), f.Changed("min-effect")
 }
@@ -94,8 +100,7 @@ from different devices or builds, or have no case in common: the report says wha
 	fl.StringVar(&o.Format, "format", "text", "output format: "+strings.Join(gate.Formats, ", "))
 	fl.BoolVar(&o.Confirm, "confirm", false, "rerun the flagged cases on the current artifact's target before failing; fail only when the rerun regresses too")
 	fl.StringVar(&o.Metric, "metric", "", "time, instructions or allocations (default: the config's gate.metric, else time)")
-	fl.Float64Var(&o.Thresholds.alpha, "alpha", 0, fmt.Sprintf("significance level of the U test, strictly between 0 and 1 (default: the config's, else %v)", stats.DefaultAlpha))
-	fl.Float64Var(&o.Thresholds.minEffect, "min-effect", 0, "least relative change that counts, 0.10 for 10% (default: the config's, else 0.10)")
+	o.Thresholds.register(fl, "the U test")
 	fl.BoolVar(&o.AllowMissing, "allow-missing", false, "let a case measured on one side only pass (by default it fails: it is not guarded)")
 	fl.BoolVar(&o.AllowUnjudged, "allow-unjudged", false, "let a comparison that could judge no case pass (by default it exits 4: it guarded nothing)")
 	fl.BoolVar(&o.AcrossOrigins, "across-origins", false, "judge by time across devices, compilers and QuickJS builds (by default withheld: ×ref moves between them)")

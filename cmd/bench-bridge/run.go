@@ -225,7 +225,8 @@ func measureRun(o *measureOptions) error {
 		}
 	}
 	if len(arts) > 0 {
-		if err := reports.Render(o.IO.Out, analysis.Build(analysis.LoadedFrom(arts, files), analysis.Options{}, nil), "text"); err != nil {
+		// The table judges its columns as gate would: by the config's thresholds.
+		if err := reports.Render(o.IO.Out, analysis.Build(analysis.LoadedFrom(arts, files), cfg.Gate.Options(), nil), "text"); err != nil {
 			return err
 		}
 	}

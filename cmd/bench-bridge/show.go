@@ -17,8 +17,9 @@ import (
 
 // showOptions are show's: the artifacts and the formats to show them in.
 type showOptions struct {
-	IO  *IOStreams
-	ctx context.Context
+	IO     *IOStreams
+	Config configFunc
+	ctx    context.Context
 
 	Files  []string
 	Format string
@@ -32,22 +33,28 @@ type showOptions struct {
 	Columns []string
 	// History, when set, is a history store whose noise for each artifact's device is noted under the table.
 	History string
+	// ConfigFile and Thresholds give the gate's thresholds each artifact is compared with the first by.
+	ConfigFile string
+	Thresholds thresholdFlags
 }
 
 // newCmdShow is `bench-bridge show A.json [B.json ...]`.
 func newCmdShow(f *Factory, runF func(*showOptions) error) *cobra.Command {
-	o := &showOptions{IO: f.IO}
+	o := &showOptions{IO: f.IO, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "show A.json [B.json ...]",
 		Short: "Show artifacts side by side: ns/op, ratio to ref_js_loop, crossings per ms, change against the first",
 		Long: `show prints artifacts side by side, one row per case: for each artifact ns/op, its 95% prediction interval,
 ×ref (the case's least sample over the least ref_js_loop sample beside it) and crossings per ms, and for each
-artifact after the first how it compares with the first (docs/results.md explains every column). On a terminal
+artifact after the first how it compares with the first, judged by the gate's thresholds: the config's [gate]
+section, with --alpha and --min-effect over it, so that show and gate give one verdict per pair (docs/results.md
+explains every column). On a terminal
 the table fits its width: columns that do not fit are left out, and a line under the table names them; --wide
 prints them all. Piped or redirected, text has every column, as every other format does.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			o.ctx, o.Files = cmd.Context(), files
+			o.Thresholds.changed(cmd.Flags())
 			if runF != nil {
 				return runF(o)
 			}
@@ -60,6 +67,8 @@ prints them all. Piped or redirected, text has every column, as every other form
 	cmd.Flags().BoolVar(&o.Wide, "wide", false, "on a terminal too, print every column however wide the table (text; the other formats always have every column)")
 	cmd.Flags().StringSliceVar(&o.Cases, "cases", nil, "comma-separated cases to show (default all; ref_js_loop is always included)")
 	cmd.Flags().StringVar(&o.History, "history", "", "a history store (docs/history.md): say under the table the smallest change each device's nightly can see")
+	o.Thresholds.register(cmd.Flags(), "the test of each artifact against the first")
+	registerConfigFlag(cmd.Flags(), &o.ConfigFile)
 	cmd.Flags().StringSliceVar(&o.Columns, "columns", nil, "comma-separated columns to show in text and markdown, of "+strings.Join(reports.ColumnKeys, ", ")+" (default all)")
 	return cmd
 }
@@ -67,6 +76,14 @@ prints them all. Piped or redirected, text has every column, as every other form
 func showRun(o *showOptions) error {
 	if !slices.Contains(reports.Formats, o.Format) {
 		return fmt.Errorf("--format %q: want one of %s", o.Format, strings.Join(reports.Formats, ", "))
+	}
+	cfg, err := o.Config(o.ConfigFile)
+	if err != nil {
+		return err
+	}
+	opts, err := gateThresholds(cfg, o.Thresholds)
+	if err != nil {
+		return err
 	}
 	var arts []*artifact.Artifact
 	for _, f := range o.Files {
@@ -89,7 +106,7 @@ func showRun(o *showOptions) error {
 		}
 		noise = r.NoiseOf
 	}
-	table := analysis.Build(analysis.LoadedFrom(arts, o.Files), analysis.Options{}, noise)
+	table := analysis.Build(analysis.LoadedFrom(arts, o.Files), opts, noise)
 	if err := writePictures(table, o.Chart, o.HTML); err != nil {
 		return err
 	}
