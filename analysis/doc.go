@@ -12,6 +12,8 @@
 // says. A comparison that could judge no case says why and what would judge it (Result.NotJudged).
 // How a gate run ends is decided here too (Results.Outcome: regressed, judged nothing, passed); gate and compare
 // --gate only map the outcome to an exit status.
+// compare --budget's sequential rule is here as well (SequentialClear: is every case clear at this look;
+// SequentialOptions: the last look's alpha); the command only times the looks.
 //
 // BuildHistory makes the History that the history's views render (history changes and noise, the page): its change
 // points (package trend) with what each means (the bisect that finds its commit, whether it fails --fail-new, as a

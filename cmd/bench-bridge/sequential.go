@@ -6,13 +6,12 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
-// sequential is compare's sequential rule (--budget): it looks at the pairs of every case as the rounds come
-// (stats.SequentialPaired) and stops the session when every case of every program is clear, or when the budget has
-// run out; the verdicts are then the paired test's at the last look's alpha, so that the error rates hold.
+// sequential runs compare's sequential rule (--budget): it takes the looks as the rounds come and stops the session
+// when the analysis finds every case of every program clear (analysis.SequentialClear), or when the budget has run
+// out; the verdicts are then at the last look's alpha (analysis.SequentialOptions).
 type sequential struct {
 	opts   analysis.Options
 	budget time.Duration
@@ -39,7 +38,7 @@ func (s *sequential) stop(rounds int, interim func() []*artifact.Artifact) bool 
 		k = s.look + 1
 	}
 	s.look, s.looked = k, rounds
-	if s.clear(interim(), k) {
+	if analysis.SequentialClear(interim(), k, s.opts) {
 		s.why = "every case was clear"
 		return true
 	}
@@ -50,41 +49,12 @@ func (s *sequential) stop(rounds int, interim func() []*artifact.Artifact) bool 
 	return false
 }
 
-// clear reports whether every case of every program after the first has a clear answer at look k.
-func (s *sequential) clear(arts []*artifact.Artifact, k int) bool {
-	for _, c := range arts[0].Cases {
-		opt := s.opts.Cases[c.Name]
-		if c.Name == cases.RefCase || opt.Skip {
-			continue
-		}
-		minEffect := s.opts.MinEffect
-		if opt.MinEffect > 0 {
-			minEffect = opt.MinEffect
-		}
-		for _, a := range arts[1:] {
-			other := a.Case(c.Name)
-			if other == nil {
-				continue
-			}
-			xs, ys := analysis.PairedValues(&c, other)
-			if clarity, _, err := stats.SequentialPaired(xs, ys, k, s.opts.Alpha, minEffect); err != nil || clarity == stats.Unclear {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // judged are the gate's options for the verdicts after the session: the alpha of the last look.
 func (s *sequential) judged() analysis.Options {
-	o := s.opts
 	if s.rounds != s.looked { // rounds after the last look (--runs ended them): one more look
 		s.look, s.looked = s.look+1, s.rounds
 	}
-	if s.look > 0 {
-		o.Alpha = stats.SequentialAlpha(s.opts.Alpha, s.look)
-	}
-	return o
+	return analysis.SequentialOptions(s.opts, s.look)
 }
 
 // note says how the session ended.

@@ -1,0 +1,50 @@
+package analysis
+
+import (
+	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/stats"
+)
+
+// The sequential rule of compare --budget: the session looks at the pairs of every case as the rounds come and
+// stops when every case is clear; the verdicts are then the paired test's at the last look's alpha, so that the
+// error rates hold however many looks were taken (stats.SequentialPaired, docs/gate.md).
+
+// SequentialClear reports whether every case of every artifact after the first has a clear answer against the first
+// at look k (a change of at least its minimum effect, or none that large), by the paired pairs of its processes. A
+// case the options skip, and ref_js_loop, hold nothing up; a case one side lacks is judged after the session.
+func SequentialClear(arts []*artifact.Artifact, k int, o Options) bool {
+	if len(arts) < 2 {
+		return false
+	}
+	for _, c := range arts[0].Cases {
+		opt := o.Cases[c.Name]
+		if c.Name == cases.RefCase || opt.Skip {
+			continue
+		}
+		minEffect := o.MinEffect
+		if opt.MinEffect > 0 {
+			minEffect = opt.MinEffect
+		}
+		for _, a := range arts[1:] {
+			other := a.Case(c.Name)
+			if other == nil {
+				continue
+			}
+			xs, ys := PairedValues(&c, other)
+			if clarity, _, err := stats.SequentialPaired(xs, ys, k, o.Alpha, minEffect); err != nil || clarity == stats.Unclear {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// SequentialOptions are o for the verdicts after a session that took k looks: the alpha of the last look (o itself
+// when it took none).
+func SequentialOptions(o Options, k int) Options {
+	if k > 0 {
+		o.Alpha = stats.SequentialAlpha(o.Alpha, k)
+	}
+	return o
+}
