@@ -119,7 +119,7 @@ func (s *runState) line(i int, line string) string {
 		return err.Error()
 	}
 	name := ""
-	if !slices.Contains([]string{"meta", "timer_overhead_ns", "bench-bridge-protocol", "rss", "cpu"}, f[0]) {
+	if runner.NamesCase(f[0]) {
 		name = f[1]
 	}
 	if (f[0] == "meta" || f[0] == "timer_overhead_ns") && len(s.cases) > 0 {

@@ -46,6 +46,15 @@ func CheckLine(line string) error {
 	return err
 }
 
+// namesCase are the records of one case, whose second field is the case's name; the others (the protocol line, meta,
+// timer_overhead_ns, rss, cpu) belong to no case.
+var namesCase = map[string]bool{"begin": true, "calibrated": true, "sample": true, "error": true, "end": true,
+	"loop": true, "ref": true, "slowdown": true, "memory": true}
+
+// NamesCase reports whether a record of kind is one case's, named by its second field: the runner and check read the
+// case of a record by it.
+func NamesCase(kind string) bool { return namesCase[kind] }
+
 // IsRecord reports whether kind is a record of the protocol.
 func IsRecord(kind string) bool {
 	_, ok := fieldCount[kind]
@@ -68,6 +77,9 @@ func parseLine(line string) (record, error) {
 	if len(fields) < n || (len(fields) > n && r.kind != "meta" && r.kind != "error" && r.kind != "memory") {
 		return r, fmt.Errorf("%s record wants %d fields, has %d", r.kind, n, len(fields))
 	}
+	if NamesCase(r.kind) {
+		r.name = fields[1]
+	}
 	var err error
 	switch r.kind {
 	case "bench-bridge-protocol":
@@ -77,21 +89,15 @@ func parseLine(line string) (record, error) {
 		r.text = restAfter(line, 2)
 	case "timer_overhead_ns":
 		r.f, err = parseDecimal("X", fields[1])
-	case "begin", "end":
-		r.name = fields[1]
 	case "calibrated":
-		r.name = fields[1]
 		r.a, err = parseInteger("N", fields[2], 1)
 	case "error":
-		r.name = fields[1]
 		r.text = restAfter(line, 2)
 	case "slowdown":
-		r.name = fields[1]
 		if r.f, err = parseDecimal("ADDED", fields[2]); err == nil {
 			r.g, err = parseDecimal("BASE", fields[3])
 		}
 	case "memory":
-		r.name = fields[1]
 		r.mem, err = parseMemory(fields[2:])
 	case "rss":
 		r.a, err = parseCount(fields[1])
@@ -101,7 +107,6 @@ func parseLine(line string) (record, error) {
 			err = fmt.Errorf("CORE is %d, more than a device has (at most %d)", r.a, maxCore)
 		}
 	case "sample", "loop", "ref":
-		r.name = fields[1]
 		// A timed run of no time at all is a broken clock, and would make a median of 0.
 		if r.a, err = parseInteger("OPS", fields[2], 1); err == nil {
 			r.b, err = parseInteger("NS", fields[3], 1)

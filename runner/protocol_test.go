@@ -96,3 +96,30 @@ func TestParseMemoryRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryRecordIsOfACaseOrOfNone: each record of the protocol is classified, so that a new record cannot be left
+// out of NamesCase, through which the runner and check read a record's case.
+func TestEveryRecordIsOfACaseOrOfNone(t *testing.T) {
+	ofCase := map[string]bool{"bench-bridge-protocol": false, "meta": false, "timer_overhead_ns": false, "rss": false,
+		"cpu": false, "begin": true, "calibrated": true, "sample": true, "error": true, "end": true, "loop": true,
+		"ref": true, "slowdown": true, "memory": true}
+	for kind := range fieldCount {
+		want, known := ofCase[kind]
+		if !known {
+			t.Errorf("record %q: say here whether it names a case, and in NamesCase", kind)
+		} else if NamesCase(kind) != want {
+			t.Errorf("NamesCase(%q) = %v, want %v", kind, NamesCase(kind), want)
+		}
+	}
+	for kind := range ofCase {
+		if !IsRecord(kind) {
+			t.Errorf("%q is no longer a record: take it out of this test", kind)
+		}
+	}
+	if r, err := parseLine("sample callback 10 200"); err != nil || r.name != "callback" {
+		t.Errorf("sample's case: %q, %v", r.name, err)
+	}
+	if r, err := parseLine("meta engine quickjs"); err != nil || r.name != "" || r.key != "engine" {
+		t.Errorf("meta names a case: %q, %v", r.name, err)
+	}
+}

@@ -527,8 +527,8 @@ func (s *osProcess) besideEnd() bool {
 // bounds: more lines outside a case than maxOutsideLines, more meta keys than maxMetaKeys, more samples than the
 // sample cap.
 func (s *osProcess) check(r record) error {
-	switch r.kind {
-	case "meta", "timer_overhead_ns", "rss", "cpu":
+	switch {
+	case !NamesCase(r.kind):
 		if s.outside++; s.outside > maxOutsideLines {
 			return fmt.Errorf("more than %d lines outside a case (the cap on meta lines)", maxOutsideLines)
 		}
@@ -538,7 +538,7 @@ func (s *osProcess) check(r record) error {
 		if len(r.text) > maxText {
 			return fmt.Errorf("meta %s: a value of %d bytes, over the cap of %d", r.key, len(r.text), maxText)
 		}
-	case "sample", "ref":
+	case r.kind == "sample" || r.kind == "ref":
 		inCase := s.cur != nil && s.cur.Name == r.name
 		if inCase && ((r.kind == "sample" && len(s.cur.Ns) >= s.m.opts.sampleCap()) || (r.kind == "ref" && len(s.cur.RefNs) >= s.m.opts.sampleCap())) {
 			return fmt.Errorf("more than %d %s records in case %s (the sample cap, %d times --samples)", s.m.opts.sampleCap(), r.kind, r.name, sampleCapFactor)
