@@ -228,11 +228,7 @@ func compareRun(o *compareOptions) error {
 	if len(o.Refused) > 0 {
 		return fmt.Errorf("--%s does not apply to compare: give each program its own options (json:slowdown=0.10)", o.Refused[0])
 	}
-	cfg, err := o.Config(o.ConfigFile)
-	if err != nil {
-		return err
-	}
-	gopts, err := gateThresholds(cfg, o.Thresholds)
+	cfg, gopts, err := configThresholds(o.Config, o.ConfigFile, o.Thresholds)
 	if err != nil {
 		return err
 	}
@@ -339,6 +335,16 @@ func runSession(ctx context.Context, jobs []*runner.Job, log io.Writer, stop ...
 		}
 	}
 	return arts, files, err
+}
+
+// configThresholds loads the command's config (file, through load) and its gate thresholds (gateThresholds).
+func configThresholds(load configFunc, file string, th thresholdFlags) (*config.Config, analysis.Options, error) {
+	cfg, err := load(file)
+	if err != nil {
+		return nil, analysis.Options{}, err
+	}
+	opts, err := gateThresholds(cfg, th)
+	return cfg, opts, err
 }
 
 // gateThresholds are the gate's options from the config, with --alpha and --min-effect when given, checked.

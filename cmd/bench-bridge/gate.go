@@ -139,11 +139,7 @@ func gateRun(o *gateOptions) error {
 	if !slices.Contains(gate.Formats, o.Format) {
 		return fmt.Errorf("--format %q: want one of %s", o.Format, strings.Join(gate.Formats, ", "))
 	}
-	cfg, err := o.Config(o.ConfigFile)
-	if err != nil {
-		return err
-	}
-	opts, err := gateThresholds(cfg, o.Thresholds)
+	cfg, opts, err := configThresholds(o.Config, o.ConfigFile, o.Thresholds)
 	if err != nil {
 		return err
 	}

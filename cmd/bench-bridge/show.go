@@ -77,11 +77,7 @@ func showRun(o *showOptions) error {
 	if !slices.Contains(reports.Formats, o.Format) {
 		return fmt.Errorf("--format %q: want one of %s", o.Format, strings.Join(reports.Formats, ", "))
 	}
-	cfg, err := o.Config(o.ConfigFile)
-	if err != nil {
-		return err
-	}
-	opts, err := gateThresholds(cfg, o.Thresholds)
+	_, opts, err := configThresholds(o.Config, o.ConfigFile, o.Thresholds)
 	if err != nil {
 		return err
 	}
