@@ -46,8 +46,9 @@ func NewADB(ctx context.Context, name string, spec Spec, o Overrides) (*ADB, err
 		return nil, fmt.Errorf("target %s: %w", name, err)
 	}
 	c.tmp = firstSet(o.Workdir, spec.Workdir, DefaultAndroidWorkdir)
-	r, err := newRemote(name, "device "+c.serial, "adb:"+c.serial, Platform{Toolchain: spec.Toolchain, ABI: abi},
-		c.tmp, firstSet(o.RunPrefix, spec.RunPrefix), spec.Sysfs, o.Log, c, androidProbe)
+	r, err := newRemote(remoteParts{name: name, label: "device " + c.serial, machine: "adb:" + c.serial,
+		platform: Platform{Toolchain: spec.Toolchain, ABI: abi}, workdir: c.tmp,
+		prefix: firstSet(o.RunPrefix, spec.RunPrefix), sysfs: spec.Sysfs, log: o.Log, tr: c, probe: androidProbe})
 	if err != nil {
 		return nil, err
 	}

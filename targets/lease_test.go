@@ -38,7 +38,8 @@ func (shellTransport) close() error                                  { return ni
 func shellDevice(t *testing.T, sh []string) (*remote, string) {
 	t.Helper()
 	workdir := filepath.Join(t.TempDir(), "work dir; it's")
-	r, err := newRemote("dev", "device "+shellName(sh), "test:"+workdir, Platform{}, workdir, "", "", io.Discard, shellTransport{sh}, probe{})
+	r, err := newRemote(remoteParts{name: "dev", label: "device " + shellName(sh), machine: "test:" + workdir, workdir: workdir,
+		tr: shellTransport{sh}})
 	if err != nil {
 		t.Fatal(err)
 	}

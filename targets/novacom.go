@@ -40,8 +40,9 @@ func NewNovacom(name string, spec Spec, o Overrides) (*Novacom, error) {
 	if c.devID != "" {
 		c.label = name + " (novacom " + c.devID + ")"
 	}
-	r, err := newRemote(name, c.label, "novacom:"+c.devID, Platform{Toolchain: pick(spec.Toolchain, "webos")},
-		pick(o.Workdir, spec.Workdir, "/tmp"), pick(o.RunPrefix, spec.RunPrefix), spec.Sysfs, o.Log, c, linuxProbe)
+	r, err := newRemote(remoteParts{name: name, label: c.label, machine: "novacom:" + c.devID,
+		platform: Platform{Toolchain: pick(spec.Toolchain, "webos")}, workdir: pick(o.Workdir, spec.Workdir, "/tmp"),
+		prefix: pick(o.RunPrefix, spec.RunPrefix), sysfs: spec.Sysfs, log: o.Log, tr: c, probe: linuxProbe})
 	if err != nil {
 		return nil, err
 	}

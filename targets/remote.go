@@ -73,19 +73,33 @@ type remote struct {
 	closed bool
 }
 
-// newRemote checks the run prefix and fills in what every transport shares; sysfs is the spec's root of the device's
-// sysfs ("" for DefaultSysfs).
-func newRemote(name, label, machine string, p Platform, workdir, prefix, sysfs string, log io.Writer, tr transport, pr probe) (*remote, error) {
-	words, err := PrefixWords(prefix)
+// remoteParts is what a transport knows of its device when it makes the target, by name: the ten of them were
+// once positional.
+type remoteParts struct {
+	name     string    // the target's name in the config
+	label    string    // how errors name the device
+	machine  string    // the device, for Capabilities().Machine
+	platform Platform  // its toolchain and ABI
+	workdir  string    // where its run directories go
+	prefix   string    // the spec's run prefix, as the user wrote it
+	sysfs    string    // the spec's root of the device's sysfs ("" for DefaultSysfs)
+	log      io.Writer // progress; nil for none
+	tr       transport
+	probe    probe
+}
+
+// newRemote checks the run prefix and fills in what every transport shares.
+func newRemote(p remoteParts) (*remote, error) {
+	words, err := PrefixWords(p.prefix)
 	if err != nil {
-		return nil, fmt.Errorf("target %s: %w", name, err)
+		return nil, fmt.Errorf("target %s: %w", p.name, err)
 	}
-	if log == nil {
-		log = io.Discard
+	if p.log == nil {
+		p.log = io.Discard
 	}
-	r := &remote{name: name, label: label, machine: machine, platform: p, workdir: workdir, prefix: words, log: log,
-		tr: tr, probe: pr}
-	r.cpus = r.newCPUControl(sysfs)
+	r := &remote{name: p.name, label: p.label, machine: p.machine, platform: p.platform, workdir: p.workdir,
+		prefix: words, log: p.log, tr: p.tr, probe: p.probe}
+	r.cpus = r.newCPUControl(p.sysfs)
 	return r, nil
 }
 

@@ -74,8 +74,9 @@ func NewSSH(ctx context.Context, name string, spec Spec, o Overrides) (*SSH, err
 	}
 	c := &sshConn{client: client, stop: make(chan struct{})}
 	go c.keepalive()
-	r, err := newRemote(name, name+" ("+addr.String()+")", "ssh:"+addr.hostPort(), Platform{Toolchain: spec.Toolchain},
-		pick(o.Workdir, spec.Workdir, "/tmp"), pick(o.RunPrefix, spec.RunPrefix), spec.Sysfs, log, c, linuxProbe)
+	r, err := newRemote(remoteParts{name: name, label: name + " (" + addr.String() + ")", machine: "ssh:" + addr.hostPort(),
+		platform: Platform{Toolchain: spec.Toolchain}, workdir: pick(o.Workdir, spec.Workdir, "/tmp"),
+		prefix: pick(o.RunPrefix, spec.RunPrefix), sysfs: spec.Sysfs, log: log, tr: c, probe: linuxProbe})
 	if err != nil {
 		c.close()
 		return nil, err

@@ -32,7 +32,8 @@ func TestRemoteSysfsFromItsMaking(t *testing.T) {
 	root := phoneTree(t)
 	pr := linuxProbe
 	pr.inline = true // the test's transport pushes nothing
-	r, err := newRemote("dev", "device sh", "test:sh", Platform{}, t.TempDir(), "", root, io.Discard, shellTransport{[]string{sh}}, pr)
+	r, err := newRemote(remoteParts{name: "dev", label: "device sh", machine: "test:sh", workdir: t.TempDir(), sysfs: root,
+		tr: shellTransport{[]string{sh}}, probe: pr})
 	if err != nil {
 		t.Fatal(err)
 	}
