@@ -71,12 +71,12 @@ func (rs Results) Unjudged() []string {
 // Outcome decides how the gate run ends: regressed when a comparison that judged something regressed, else judged
 // nothing when a comparison judged nothing (passed when AllowUnjudged allows it), else passed.
 func (rs Results) Outcome() Outcome {
-	switch {
+	switch unjudged := len(rs.Unjudged()) > 0; {
 	case len(rs.Regressions()) > 0:
 		return GateRegressed
-	case len(rs.Unjudged()) > 0 && rs.AllowUnjudged:
+	case unjudged && rs.AllowUnjudged:
 		return GatePassedUnjudged
-	case len(rs.Unjudged()) > 0:
+	case unjudged:
 		return GateJudgedNothing
 	}
 	return GatePassed

@@ -73,8 +73,7 @@ type remote struct {
 	closed bool
 }
 
-// remoteParts is what a transport knows of its device when it makes the target, by name: the ten of them were
-// once positional.
+// remoteParts is what a transport knows of its device when it makes the target.
 type remoteParts struct {
 	name     string    // the target's name in the config
 	label    string    // how errors name the device
