@@ -50,6 +50,17 @@ type Options struct {
 	// Noise, when set, is what the current device's history says about each case: a case whose smallest visible
 	// change there is larger than its threshold is "cannot see", not "same".
 	Noise *Noise
+	// Sequential, when set, says the pairs were taken by compare's sequential rule (--budget) and where it ended
+	// (SequentialOptions): a case whose answer was not clear at the last look is Undecided, never "same".
+	Sequential *SequentialEnd
+}
+
+// SequentialEnd is where compare's sequential rule ended its rounds: the last look, the alpha the looks share, and
+// the budget they had.
+type SequentialEnd struct {
+	Look   int
+	Alpha  float64
+	Budget string
 }
 
 // Noise is a device's night-to-night noise from its history.
@@ -158,7 +169,8 @@ const (
 	Failed      Verdict = "failed"      // measured in the baseline, failed in the current run
 	Missing     Verdict = "missing"     // not in both artifacts (or no instruction counts): fails unless allowed
 	Unseen      Verdict = "cannot see"  // no significant change, and the device's noise hides one of the threshold
-	Unjudged    Verdict = "not judged"  // artifacts of different origins: ×ref moves with the CPU and the compiler
+	Unjudged    Verdict = "not judged"  // different origins (×ref moves with the CPU and the compiler), or a test too small for its alpha
+	Undecided   Verdict = "undecided"   // compare's sequential rule had no clear answer when its rounds ended: fails
 	Skipped     Verdict = "skipped"     // left out by the config
 )
 
@@ -221,6 +233,9 @@ type Result struct {
 	// NotJudged, when set, says why no case could be judged and what would judge them: a gate of such a result
 	// guarded nothing, and does not pass.
 	NotJudged string `json:"not_judged,omitempty"`
+	// Budget is the time compare's sequential rule had (--budget), when its rounds took the pairs: what an
+	// Undecided case could not be told within.
+	Budget string `json:"budget,omitempty"`
 }
 
 // Method is how a Result compares its two artifacts.
@@ -261,7 +276,7 @@ func (r *Result) Judged() bool {
 		case Same, Improved, Regressed, Unseen, Unconfirmed, Failed:
 			return true
 		}
-		return false
+		return false // not judged, undecided, missing, skipped
 	})
 	return judged || slices.ContainsFunc(r.Guards, func(g GuardResult) bool { return !g.Missing })
 }
@@ -393,9 +408,34 @@ func Judge(base, cur *artifact.Artifact, baseFile, curFile string, o Options) (*
 	if o.Metric == Time {
 		r.Notes = append(r.Notes, refNote(base, cur))
 	}
+	if why == "" {
+		why = tooSmallToJudge(r)
+	}
 	r.Guards = checkGuards(cur, o.Guards)
 	r.NotJudged = notJudged(r, why)
 	return r, nil
+}
+
+// tooSmallToJudge is why r judged nothing when every case it tested was too small for its alpha (the first such
+// case's note, which says how many would judge it), added to its notes; "" when a case was judged or none was tested.
+func tooSmallToJudge(r *Result) string {
+	why := ""
+	for _, c := range r.Cases {
+		switch c.Verdict {
+		case Unjudged:
+			if why == "" {
+				why = c.Note
+			}
+		case Missing, Skipped, Undecided:
+		default:
+			return ""
+		}
+	}
+	if why != "" {
+		why = "nothing judged: " + why
+		r.Notes = append(r.Notes, Warning{Kind: NotJudged, Text: why})
+	}
+	return why
 }
 
 // acrossOrigins reports whether the differences reach beyond the session and what comparing two programs is made of
@@ -534,6 +574,10 @@ func compareCase(base, cur *artifact.Artifact, name string, o Options) CaseResul
 	if len(cmp.Warnings) > 0 {
 		res.Note = cmp.Warnings[0]
 	}
+	if why := uTestTooSmall(len(nb), len(nc), o.Alpha); why != "" {
+		res.Verdict, res.Note = Unjudged, why
+		return res
+	}
 	th := stats.UnpairedThresholds(o.Alpha, res.Threshold)
 	res.Verdict = verdict(th.Tested(res.Change, p))
 	if res.Verdict == Same && stats.Significant(p, o.Alpha) {
@@ -545,6 +589,18 @@ func compareCase(base, cur *artifact.Artifact, name string, o Options) CaseResul
 			n.Device, name, percent(n.Visible[name]))
 	}
 	return res
+}
+
+// uTestTooSmall says why a U test of n1 and n2 processes cannot judge anything at alpha, and how many would; "" when
+// it can.
+func uTestTooSmall(n1, n2 int, alpha float64) string {
+	least := stats.LeastUP(n1, n2)
+	if stats.Significant(least, alpha) {
+		return ""
+	}
+	need := stats.UTestNeeds(alpha)
+	return fmt.Sprintf("%d and %d processes: a U test cannot reach alpha %g with so few (at best p=%.3f); %d a side "+
+		"would judge it (raise --runs to %d)", n1, n2, alpha, least, need, need)
 }
 
 // verdict is the gate's word for the direction of a change that counts.

@@ -11,7 +11,8 @@ type Results struct {
 // Outcome is how a gate run ends, decided by Results.Outcome.
 type Outcome int
 
-// Outcomes of a gate run. A regression outranks a comparison that judged nothing: a run with both regressed.
+// Outcomes of a gate run. A regression outranks a case left undecided, which outranks a comparison that judged
+// nothing: a run with all three regressed.
 const (
 	// GatePassed: every comparison judged something and nothing regressed.
 	GatePassed Outcome = iota
@@ -22,10 +23,13 @@ const (
 	GateJudgedNothing
 	// GatePassedUnjudged: nothing regressed, and a comparison judged nothing, which AllowUnjudged lets pass.
 	GatePassedUnjudged
+	// GateUndecided: nothing regressed, but compare's sequential rule left a case undecided when its rounds ended
+	// (Results.Undecided): it could still be a regression, so it fails, whatever AllowUnjudged says.
+	GateUndecided
 )
 
 // Failed reports whether the outcome fails the gate: GateRegressed or GateJudgedNothing.
-func (o Outcome) Failed() bool { return o == GateRegressed || o == GateJudgedNothing }
+func (o Outcome) Failed() bool { return o == GateRegressed || o == GateJudgedNothing || o == GateUndecided }
 
 // String names the outcome.
 func (o Outcome) String() string {
@@ -38,6 +42,8 @@ func (o Outcome) String() string {
 		return "judged nothing"
 	case GatePassedUnjudged:
 		return "passed, judging nothing (allowed)"
+	case GateUndecided:
+		return "undecided"
 	}
 	return "unknown outcome"
 }
@@ -68,12 +74,29 @@ func (rs Results) Unjudged() []string {
 	return out
 }
 
-// Outcome decides how the gate run ends: regressed when a comparison that judged something regressed, else judged
-// nothing when a comparison judged nothing (passed when AllowUnjudged allows it), else passed.
+// Undecided lists the cases compare's sequential rule left undecided, as "label: case": a gate of them could not
+// tell whether they got slower.
+func (rs Results) Undecided() []string {
+	var out []string
+	for _, res := range rs.Results {
+		for _, c := range res.Cases {
+			if c.Verdict == Undecided {
+				out = append(out, res.Label+": "+c.Case)
+			}
+		}
+	}
+	return out
+}
+
+// Outcome decides how the gate run ends: regressed when a comparison that judged something regressed, else
+// undecided when a case was left undecided, else judged nothing when a comparison judged nothing (passed when
+// AllowUnjudged allows it), else passed.
 func (rs Results) Outcome() Outcome {
 	switch unjudged := len(rs.Unjudged()) > 0; {
 	case len(rs.Regressions()) > 0:
 		return GateRegressed
+	case len(rs.Undecided()) > 0:
+		return GateUndecided
 	case unjudged && rs.AllowUnjudged:
 		return GatePassedUnjudged
 	case unjudged:

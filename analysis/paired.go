@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
@@ -24,25 +25,18 @@ func JudgePaired(base, cur *artifact.Artifact, baseFile, curFile string, o Optio
 	r := &Result{Label: cur.Label(), Baseline: baseFile, Current: curFile, Metric: Time, Alpha: o.Alpha,
 		Threshold: o.MinEffect, Cases: []CaseResult{}, Guards: []GuardResult{}, Notes: []Warning{},
 		Test: fmt.Sprintf("paired over the process pairs of session %s", cur.Session.ID), Method: Paired}
+	if o.Sequential != nil {
+		r.Budget = o.Sequential.Budget
+	}
 	for _, name := range order(base, cur) {
 		if name == cases.RefCase {
 			continue
 		}
 		r.Cases = append(r.Cases, pairedCase(base, cur, name, o))
 	}
-	why := ""
-	if ref, refCur := base.Case(cases.RefCase), cur.Case(cases.RefCase); ref != nil && refCur != nil {
-		n := len(ref.Processes) // every case ran in every round
-		if least := stats.LeastSignP(n); n > 0 && !stats.Significant(least, o.Alpha) {
-			why = fmt.Sprintf("%d pairs: a sign test cannot reach alpha %g with so few (at best p=%.3f), "+
-				"so nothing can be judged; raise --runs", n, o.Alpha, least)
-			r.Notes = append(r.Notes, Warning{Kind: NotJudged, Text: why})
-			for i := range r.Cases {
-				if c := &r.Cases[i]; c.Verdict == Same {
-					c.Verdict = Unjudged
-				}
-			}
-		}
+	why := tooSmallToJudge(r)
+	if why == "" {
+		why = undecided(r, o)
 	}
 	r.Guards = checkGuards(cur, o.Guards)
 	r.NotJudged = notJudged(r, why)
@@ -66,12 +60,55 @@ func pairedCase(base, cur *artifact.Artifact, name string, o Options) CaseResult
 	}
 	res.Change, res.P = p.Ratio-1, &p.P
 	res.Low, res.High = p.Low-1, p.High-1
+	if why := signTestTooSmall(p.N, o.Alpha); why != "" {
+		res.Verdict, res.Note = Unjudged, why
+		return res
+	}
 	res.Verdict = verdict(stats.PairedThresholds(o.Alpha, res.Threshold).Tested(res.Change, p.P))
 	if res.Verdict == Same && stats.Significant(p.P, o.Alpha) {
 		res.UnderMinimum = true
 		res.Note = fmt.Sprintf("%s, under half the %s minimum", signedPercent(res.Change), percent(res.Threshold))
 	}
+	if s := o.Sequential; s != nil && res.Verdict == Same {
+		clarity, at, err := stats.SequentialPaired(xs, ys, s.Look, s.Alpha, res.Threshold)
+		if err == nil && clarity == stats.Unclear {
+			res.Verdict, res.UnderMinimum = Undecided, false
+			res.Low, res.High = at.Low-1, at.High-1
+			res.Note = fmt.Sprintf("could still be %s to %s: neither clearly beyond nor clearly within the %s minimum "+
+				"when the rounds ended; a longer --budget or a larger --min-effect would tell", signedPercent(res.Low),
+				signedPercent(res.High), percent(res.Threshold))
+		}
+	}
 	return res
+}
+
+// signTestTooSmall says why a sign test over n pairs cannot judge anything at alpha, and how many rounds would; ""
+// when it can.
+func signTestTooSmall(n int, alpha float64) string {
+	least := stats.LeastSignP(n)
+	if stats.Significant(least, alpha) {
+		return ""
+	}
+	need := stats.SignTestNeeds(alpha)
+	return fmt.Sprintf("%d pairs: a sign test cannot reach alpha %.2g with so few (at best p=%.3f); %d rounds would "+
+		"judge it (raise --runs to %d)", n, alpha, least, need, need)
+}
+
+// undecided is why r cannot pass when compare's sequential rule left cases undecided (Undecided), added to its
+// notes: "" when none is.
+func undecided(r *Result, o Options) string {
+	var names []string
+	for _, c := range r.Cases {
+		if c.Verdict == Undecided {
+			names = append(names, c.Case)
+		}
+	}
+	if len(names) == 0 || o.Sequential == nil {
+		return ""
+	}
+	why := fmt.Sprintf("could not tell within %s: %s", o.Sequential.Budget, strings.Join(names, ", "))
+	r.Notes = append(r.Notes, Warning{Kind: NotJudged, Text: why})
+	return why
 }
 
 // PairedValues returns the ratio_to_ref of the processes both cases have, matched by process index: compare

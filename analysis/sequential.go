@@ -40,10 +40,12 @@ func SequentialClear(arts []*artifact.Artifact, k int, o Options) bool {
 	return true
 }
 
-// SequentialOptions are o for the verdicts after a session that took k looks: the alpha of the last look (o itself
-// when it took none).
-func SequentialOptions(o Options, k int) Options {
+// SequentialOptions are o for the verdicts after a session of the sequential rule with this budget that took k
+// looks: the alpha of the last look, and where the rule ended (Options.Sequential), so that a case still unclear
+// there is Undecided (o itself when it took no look).
+func SequentialOptions(o Options, k int, budget string) Options {
 	if k > 0 {
+		o.Sequential = &SequentialEnd{Look: k, Alpha: o.Alpha, Budget: budget}
 		o.Alpha = stats.SequentialAlpha(o.Alpha, k)
 	}
 	return o

@@ -32,7 +32,7 @@ func TestSequentialClear(t *testing.T) {
 		if k > 0 {
 			want = stats.SequentialAlpha(o.Alpha, k)
 		}
-		if got := SequentialOptions(o, k).Alpha; got != want {
+		if got := SequentialOptions(o, k, "60 s").Alpha; got != want {
 			t.Errorf("after %d looks: alpha %v, want %v", k, got, want)
 		}
 	}

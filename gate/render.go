@@ -80,6 +80,9 @@ func (r *Report) summary() string {
 			return fmt.Sprintf("gate: %d regressed: %s; and %s", len(reg), strings.Join(reg, ", "), nothing)
 		}
 		return fmt.Sprintf("gate: %d regressed: %s", len(reg), strings.Join(reg, ", "))
+	case analysis.GateUndecided:
+		return "gate: not passed: could not tell whether " + strings.Join(r.Gate().Undecided(), ", ") +
+			" got slower before the rounds ended (the notes say what would tell)"
 	case analysis.GatePassedUnjudged:
 		return "gate: ok by --allow-unjudged, though it " + nothing
 	case analysis.GateJudgedNothing:
@@ -149,7 +152,7 @@ func rows(res *analysis.Result) [][]string {
 		case c.Baseline > 0:
 			row[1], row[2], row[3] = ratio(c.Baseline), ratio(c.Current), signedPercent(c.Change)
 		}
-		if c.P != nil && c.Verdict != analysis.Unjudged { // a test that decides nothing shows no p
+		if c.P != nil && c.Verdict != analysis.Unjudged && c.Verdict != analysis.Undecided { // a test that decides nothing shows no p
 			row[4] = fmt.Sprintf("%.3f", *c.P)
 		}
 		rows = append(rows, row)

@@ -189,14 +189,22 @@ func perOp(v *float64) string {
 
 // comparison shows the column's verdict against the first as benchstat would: the ratio of ×ref where the change
 // counts, "~" where it does not (not significant, or under the minimum effect: the notes say which), the ratio with
-// "-" for p where nothing was judged (another device, ref_js_loop).
+// "not judged" or "undecided" for p where the test could not decide (another device, too few processes, rounds that
+// ended unclear: the notes say why), and the ratio with "-" where nothing was compared (ref_js_loop).
 func comparison(c analysis.Cell) (vs, p string) {
 	if c.VsFirst == nil {
 		return "", ""
 	}
 	vs, p = significant(*c.VsFirst)+"x", "-"
 	cmp := c.Comparison
-	if cmp == nil || cmp.P == nil {
+	if cmp == nil {
+		return vs, p
+	}
+	switch cmp.Verdict {
+	case analysis.Unjudged, analysis.Undecided:
+		return vs, string(cmp.Verdict)
+	}
+	if cmp.P == nil {
 		return vs, p
 	}
 	switch cmp.Verdict {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/stat/combin"
 )
 
 // Thresholds holds the levels that Compare tests against. Start from
@@ -56,9 +54,8 @@ type Comparison struct {
 // significant at th.Alpha. If the test cannot run (a sample is empty,
 // contains NaN, or all values are equal), P is 1, Significant is false,
 // and the reason is in Err and Warnings. An Alpha that CheckAlpha refuses
-// makes nothing significant, with a warning. If P > Alpha and both samples are
-// smaller than the size at which the test could reach Alpha at all,
-// a warning like benchstat's says so ("need >= 4 samples to detect a
+// makes nothing significant, with a warning. If P > Alpha and the samples' sizes
+// cannot reach Alpha at all (LeastUP), a warning like benchstat's says so ("need >= 4 samples to detect a
 // difference at alpha level 0.05"). a and b are not modified.
 func Compare(a, b []float64, th Thresholds) Comparison {
 	alpha := th.Alpha
@@ -82,12 +79,9 @@ func Compare(a, b []float64, th Thresholds) Comparison {
 	}
 	c.P = p
 	c.Significant = Significant(p, alpha)
-	if !c.Significant && CheckAlpha(alpha) == nil {
-		op, need := uTestSamples(alpha)
-		if c.N1 < need && c.N2 < need {
-			c.Warnings = append(c.Warnings,
-				fmt.Sprintf("need %s %d samples to detect a difference at alpha level %v", op, need, alpha))
-		}
+	if !c.Significant && CheckAlpha(alpha) == nil && !Significant(LeastUP(c.N1, c.N2), alpha) {
+		c.Warnings = append(c.Warnings,
+			fmt.Sprintf("need >= %d samples to detect a difference at alpha level %v", UTestNeeds(alpha), alpha))
 	}
 	return c
 }
@@ -110,21 +104,4 @@ func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return sortedMedian(s)
-}
-
-// uTestSamples returns the smallest n such that two samples of n values
-// each can give a U-test p-value <= alpha: op is ">=" and n that size, or
-// op is ">" and n the largest size tried (30) if none up to it can.
-//
-// The smallest two-sided p-value for two samples of n distinct values is
-// that of fully separated samples, 2 / C(2n, n); C(2n, n) is exact in an
-// int up to n = 30, where that p-value is already about 1.7e-17.
-func uTestSamples(alpha float64) (op string, n int) {
-	const limit = 30
-	for n = 1; n <= limit; n++ {
-		if 2/float64(combin.Binomial(2*n, n)) <= alpha {
-			return ">=", n
-		}
-	}
-	return ">", limit
 }

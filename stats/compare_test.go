@@ -107,28 +107,3 @@ func TestCompare(t *testing.T) {
 		})
 	}
 }
-
-func TestUTestSamples(t *testing.T) {
-	// Smallest two-sided p for n vs n distinct values is 2/C(2n, n):
-	// n=3: 2/20 = 0.1, n=4: 2/70 ≈ 0.0286, n=5: 2/252 ≈ 0.0079,
-	// n=6: 2/924 ≈ 0.0022.
-	tests := []struct {
-		alpha float64
-		op    string
-		n     int
-	}{
-		{1, ">=", 1},
-		{0.1, ">=", 3},
-		{0.05, ">=", 4},
-		{2.0 / 70, ">=", 4},
-		{0.01, ">=", 5},
-		{0.005, ">=", 6},
-		{1e-30, ">", 30},
-	}
-	for _, tt := range tests {
-		op, n := uTestSamples(tt.alpha)
-		if op != tt.op || n != tt.n {
-			t.Errorf("uTestSamples(%v) = %s %d, want %s %d", tt.alpha, op, n, tt.op, tt.n)
-		}
-	}
-}

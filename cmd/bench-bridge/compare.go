@@ -303,7 +303,7 @@ func compareRun(o *compareOptions) error {
 		return err
 	}
 	if o.Report != "" {
-		if err := writePRReport(o.Report, prReportOf(report, arts[0].Label(), gopts.MinEffect)); err != nil {
+		if err := writePRReport(o.Report, report, arts[0].Label()); err != nil {
 			return err
 		}
 	}

@@ -130,6 +130,8 @@ func gateOutcome(report *gate.Report) error {
 		return regressionError{fmt.Sprintf("regression: %s", strings.Join(g.Regressions(), ", "))}
 	case analysis.GateJudgedNothing:
 		return unjudgedError{fmt.Sprintf("judged nothing in %s: not a pass (--allow-unjudged lets it pass)", strings.Join(g.Unjudged(), ", "))}
+	case analysis.GateUndecided:
+		return unjudgedError{fmt.Sprintf("undecided: %s: not a pass (a longer --budget or a larger --min-effect would tell)", strings.Join(g.Undecided(), ", "))}
 	}
 	return nil
 }

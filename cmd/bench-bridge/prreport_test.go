@@ -7,31 +7,6 @@ import (
 	"testing"
 )
 
-// TestPRReport: the report says the verdict first, then the cases that changed with their size and interval, then
-// what it could not judge.
-func TestPRReport(t *testing.T) {
-	var b strings.Builder
-	err := renderPRReport(&b, prReport{Base: "mine@0123456789ab linux", Head: "mine linux", Threshold: 0.1,
-		Regressed: []string{"callback"}, Same: 3, Notes: []string{"sequential: 12 rounds"},
-		Changed:  []prCase{{Case: "callback", Verdict: "regressed", Change: 0.25, Lo: 0.2, Hi: 0.31, HasInterval: true}},
-		Unjudged: []prCase{{Case: "bytes_64k", Verdict: "missing", Why: "measured in the baseline only"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	want := []string{"### :x: bench-bridge: slower: callback", "`mine linux` against `mine@0123456789ab linux`",
-		"| callback | +25.0% | +20.0% to +31.0% | regressed |", "3 cases with no change", "**Could not judge:**",
-		"- bytes_64k: measured in the baseline only", "> sequential: 12 rounds"}
-	last := -1
-	for _, w := range want {
-		i := strings.Index(out, w)
-		if i <= last {
-			t.Fatalf("want %q after what comes before it in\n%s", w, out)
-		}
-		last = i
-	}
-}
-
 // TestCompareWritesThePRReport: compare --report writes the report and appends it to $GITHUB_STEP_SUMMARY.
 func TestCompareWritesThePRReport(t *testing.T) {
 	cfg := fakeBridge(t)

@@ -54,7 +54,7 @@ func (s *sequential) judged() analysis.Options {
 	if s.rounds != s.looked { // rounds after the last look (--runs ended them): one more look
 		s.look, s.looked = s.look+1, s.rounds
 	}
-	return analysis.SequentialOptions(s.opts, s.look)
+	return analysis.SequentialOptions(s.opts, s.look, fmt.Sprintf("%g s", s.budget.Seconds()))
 }
 
 // note says how the session ended.

@@ -1,0 +1,69 @@
+package stats
+
+import (
+	"math"
+)
+
+// A test too small for its alpha cannot find any change, however large: with 3 processes a side the U test's least
+// two-sided p is 0.100, so at alpha 0.05 a case 31 times slower is "not significant". Each test here knows the least
+// p its sample sizes allow, and how many would reach an alpha, so that a comparison too small to judge says so
+// instead of calling the case the same (docs/gate.md, the table of least processes).
+
+// LeastUP is the least two-sided p-value a Mann-Whitney U test of samples of n1 and n2 values can give: that of two
+// fully separated samples, 2 / C(n1+n2, n1), at most 1; 1 when a sample is empty.
+func LeastUP(n1, n2 int) float64 {
+	if n1 < 1 || n2 < 1 {
+		return 1
+	}
+	lg := func(n int) float64 { v, _ := math.Lgamma(float64(n + 1)); return v }
+	logC := lg(n1+n2) - lg(n1) - lg(n2)
+	return min(1, 2*math.Exp(-logC))
+}
+
+// UTestNeeds is the least n such that two samples of n values each can reach alpha by the U test (LeastUP(n, n) <=
+// alpha); 0 for an alpha that CheckAlpha refuses.
+func UTestNeeds(alpha float64) int {
+	if CheckAlpha(alpha) != nil {
+		return 0
+	}
+	n := 1
+	for !Significant(LeastUP(n, n), alpha) {
+		n++
+	}
+	return n
+}
+
+// SignTestNeeds is the least number of pairs whose sign test can reach alpha (LeastSignP(n) <= alpha); 0 for an
+// alpha that CheckAlpha refuses.
+func SignTestNeeds(alpha float64) int {
+	if CheckAlpha(alpha) != nil {
+		return 0
+	}
+	n := 1
+	for !Significant(LeastSignP(n), alpha) {
+		n++
+	}
+	return n
+}
+
+// SequentialNeeds is the least number of rounds after which compare's sequential rule (SequentialPaired) can reach a
+// verdict at all: the pairs of the first look whose sign test can reach that look's alpha, and never fewer than the
+// first look itself.
+func SequentialNeeds(alpha float64) int {
+	return max(SequentialFirstLook, SignTestNeeds(SequentialAlpha(alpha, 1)))
+}
+
+// LeastPermutationP is the least p-value a permutation test with this many shuffles can give: 1 / (shuffles + 1),
+// the observed split counted among them.
+func LeastPermutationP(shuffles int) float64 {
+	return 1 / float64(max(shuffles, 0)+1)
+}
+
+// ChangePointNeeds is the fewest nights in which th can find a change: MinSegment on each side, and a permutation
+// test that can reach its alpha at all (0 when it cannot, whatever the nights).
+func ChangePointNeeds(th ChangePointThresholds) int {
+	if !Significant(LeastPermutationP(th.Permutations), th.Alpha) {
+		return 0
+	}
+	return 2 * th.MinSegment
+}
