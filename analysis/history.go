@@ -9,6 +9,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/history"
+	"github.com/bench-bridge/bench-bridge/stats"
 	"github.com/bench-bridge/bench-bridge/trend"
 )
 
@@ -26,6 +27,10 @@ type History struct {
 	Lines   []Line
 	// Warnings are the changes that fail history changes --fail-new (Kind NewRegression), one each.
 	Warnings []Warning
+	// NightsNeeded is the fewest nights of a line in which a change can be found (stats.ChangePointNeeds: MinSegment
+	// on each side, and a permutation test that can reach its alpha; 0 when it never can), and TooShort how many
+	// lines have fewer: "no change" there means not judged yet, not "same".
+	NightsNeeded, TooShort int
 }
 
 // Change is one change point of a case's history (trend.Change) with what it means for its reader.
@@ -72,8 +77,12 @@ func BuildHistory(h *history.History, o trend.Options) *History {
 		}
 		out.Changes = append(out.Changes, hc)
 	}
+	out.NightsNeeded = stats.ChangePointNeeds(o.Thresholds)
 	for _, l := range r.Lines {
 		out.Lines = append(out.Lines, Line{Line: l, Levels: levels(l)})
+		if out.NightsNeeded == 0 || len(l.Points) < out.NightsNeeded {
+			out.TooShort++
+		}
 	}
 	return out
 }

@@ -29,7 +29,9 @@ const (
 )
 
 // Failed reports whether the outcome fails the gate: GateRegressed or GateJudgedNothing.
-func (o Outcome) Failed() bool { return o == GateRegressed || o == GateJudgedNothing || o == GateUndecided }
+func (o Outcome) Failed() bool {
+	return o == GateRegressed || o == GateJudgedNothing || o == GateUndecided
+}
 
 // String names the outcome.
 func (o Outcome) String() string {

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"fmt"
+
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/stats"
@@ -49,4 +51,32 @@ func SequentialOptions(o Options, k int, budget string) Options {
 		o.Alpha = stats.SequentialAlpha(o.Alpha, k)
 	}
 	return o
+}
+
+// TooFewRounds says, before a session of this many rounds is measured, that its paired test cannot reach o's alpha
+// with so few, and how many would; "" when it can. sequential is compare's rule (--budget), whose rounds are a cap
+// and whose first look comes after stats.SequentialNeeds of them.
+func TooFewRounds(rounds int, sequential bool, o Options) string {
+	o = o.WithDefaults()
+	if sequential {
+		if need := stats.SequentialNeeds(o.Alpha); rounds < need {
+			return fmt.Sprintf("--runs %d caps the rounds below the %d the sequential rule needs to judge anything at "+
+				"alpha %g: every case would be not judged; raise --runs to %d or more", rounds, need, o.Alpha, need)
+		}
+		return ""
+	}
+	if why := signTestTooSmall(rounds, o.Alpha); why != "" {
+		return fmt.Sprintf("--runs %d: every case would be not judged: %s", rounds, why)
+	}
+	return ""
+}
+
+// TooFewProcesses says, before a run of this many processes is measured, that a gate of its artifact against one of
+// as many processes cannot reach o's alpha (the U test), and how many would; "" when it can.
+func TooFewProcesses(processes int, o Options) string {
+	o = o.WithDefaults()
+	if why := uTestTooSmall(processes, processes, o.Alpha); why != "" {
+		return fmt.Sprintf("--runs %d: gate cannot judge this run against one like it: %s", processes, why)
+	}
+	return ""
 }

@@ -140,11 +140,12 @@ func Build(loaded []Loaded, o Options, noise func(*artifact.Artifact) *Noise) *T
 		}
 		for i, a := range arts {
 			cell := cellFor(a, name)
-			if c := a.Case(name); c != nil {
+			c := a.Case(name)
+			if c != nil {
 				row.Crossing = row.Crossing || c.Crossing
-				if i > 0 {
-					compared(&cell, arts[0].Case(name), c, t.Columns[i].Comparison)
-				}
+			}
+			if i > 0 {
+				compared(&cell, name, arts[0].Case(name), c, t.Columns[i].Comparison)
 			}
 			row.Cells = append(row.Cells, cell)
 		}
@@ -181,9 +182,10 @@ func Build(loaded []Loaded, o Options, noise func(*artifact.Artifact) *Noise) *T
 	return t
 }
 
-// compared fills the cell of case c with its comparison against first, the first column's case, from res.
-func compared(cell *Cell, first, c *artifact.Case, res *Result) {
-	if first != nil && first.RatioToRef != nil && c.RatioToRef != nil {
+// compared fills the cell of case name with its comparison against first, the first column's case, from res: c is
+// the column's case (nil where it is missing, whose verdict still says so).
+func compared(cell *Cell, name string, first, c *artifact.Case, res *Result) {
+	if first != nil && c != nil && first.RatioToRef != nil && c.RatioToRef != nil {
 		r := stats.Ratio(*c.RatioToRef, *first.RatioToRef)
 		cell.VsFirst = &r
 	}
@@ -191,10 +193,12 @@ func compared(cell *Cell, first, c *artifact.Case, res *Result) {
 		return
 	}
 	for i := range res.Cases {
-		if cr := &res.Cases[i]; cr.Case == c.Name && cr.Baseline > 0 {
-			cell.Comparison = cr
-			r := 1 + cr.Change
-			cell.VsFirst = &r
+		if cr := &res.Cases[i]; cr.Case == name {
+			cell.Comparison = cr // every verdict, "not judged" and "missing" too: a view shows what the comparison said
+			if cr.Baseline > 0 {
+				r := 1 + cr.Change
+				cell.VsFirst = &r
+			}
 		}
 	}
 }

@@ -69,7 +69,15 @@ func bisectCommands(r *analysis.History) []string {
 
 // summary is the first line: how much history was read and what it found.
 func summary(r *analysis.History) string {
-	return fmt.Sprintf("%d changes (%d by the code) over %d nights of %d devices", len(r.Changes), r.ByCode, r.Nights, len(r.Devices))
+	s := fmt.Sprintf("%d changes (%d by the code) over %d nights of %d devices", len(r.Changes), r.ByCode, r.Nights, len(r.Devices))
+	switch {
+	case r.TooShort > 0 && r.NightsNeeded == 0:
+		s += "; the change-point test cannot reach its alpha with its permutations: no change can be found"
+	case r.TooShort > 0:
+		s += fmt.Sprintf("; %d of %d lines have fewer than the %d nights a change needs: not judged there yet",
+			r.TooShort, len(r.Lines), r.NightsNeeded)
+	}
+	return s
 }
 
 // size is the change with its interval: "+10.2% [+7.0%, +13.1%]", or exact: "+10.0% (1000 -> 1100)".
@@ -186,7 +194,8 @@ func changesJSON(r *analysis.History) any {
 			out[len(out)-1].Known = &c.Ack.Note
 		}
 	}
-	return map[string]any{"nights": r.Nights, "devices": len(r.Devices), "changes": out}
+	return map[string]any{"nights": r.Nights, "devices": len(r.Devices), "changes": out,
+		"nights_needed": r.NightsNeeded, "lines_too_short": r.TooShort}
 }
 
 type noiseRow struct {

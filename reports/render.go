@@ -192,25 +192,20 @@ func perOp(v *float64) string {
 // "not judged" or "undecided" for p where the test could not decide (another device, too few processes, rounds that
 // ended unclear: the notes say why), and the ratio with "-" where nothing was compared (ref_js_loop).
 func comparison(c analysis.Cell) (vs, p string) {
-	if c.VsFirst == nil {
-		return "", ""
+	if c.VsFirst != nil {
+		vs, p = significant(*c.VsFirst)+"x", "-"
 	}
-	vs, p = significant(*c.VsFirst)+"x", "-"
 	cmp := c.Comparison
 	if cmp == nil {
 		return vs, p
 	}
-	switch cmp.Verdict {
-	case analysis.Unjudged, analysis.Undecided:
+	switch {
+	case cmp.Verdict == analysis.Unjudged || cmp.Verdict == analysis.Undecided:
 		return vs, string(cmp.Verdict)
-	}
-	if cmp.P == nil {
-		return vs, p
-	}
-	switch cmp.Verdict {
-	case analysis.Regressed, analysis.Improved:
+	case cmp.P == nil:
+	case cmp.Verdict == analysis.Regressed || cmp.Verdict == analysis.Improved:
 		return vs, fmt.Sprintf("p=%.3f", *cmp.P)
-	case analysis.Same, analysis.Unseen:
+	case cmp.Verdict == analysis.Same || cmp.Verdict == analysis.Unseen:
 		return "~", fmt.Sprintf("p=%.3f", *cmp.P)
 	}
 	return vs, p
@@ -326,9 +321,9 @@ func renderCSV(w io.Writer, t *analysis.Table) error {
 				}
 				rec[6], rec[7], rec[8] = opt(c.RatioToRef), opt(c.CrossingsPerMs), opt(c.VsFirst)
 				rec[13], rec[14], rec[15] = opt(c.InstructionsPerOp), opt(c.AllocsPerOp), opt(c.BytesPerOp)
-				if cmp := c.Comparison; cmp != nil {
-					rec[9], rec[10] = string(cmp.Verdict), opt(cmp.P)
-				}
+			}
+			if cmp := c.Comparison; cmp != nil { // a case missing here still has its verdict: missing
+				rec[9], rec[10] = string(cmp.Verdict), opt(cmp.P)
 			}
 			cw.Write(rec)
 		}

@@ -78,7 +78,8 @@ names another directory.`,
 	fl.DurationVar(&o.Budget, "budget", compareBudget, "by time: each step's rounds stop as soon as the answer is clear, at the latest after this long (0: the --runs rounds, fixed; compare --budget)")
 	fl.Float64Var(&o.Threshold, "threshold", 0, "least relative slowdown that counts, 0.05 for 5% (default: the gate's for the metric)")
 	fl.Lookup("out").Usage = "directory for the artifacts of the steps (default " + DefaultOutDir + "/bisect-TARGET)"
-	fl.Lookup("runs").Usage = "by time: rounds of each step's session, GOOD and the commit alternating (alone: that many, fixed; with --budget: at most); by instructions: processes"
+	fl.Lookup("runs").Usage = "by time: rounds of each step's session, GOOD and the commit alternating: " + roundsRule + "; by instructions: processes (1 unless given)"
+	fl.Lookup("runs").DefValue = "0"
 	return cmd
 }
 
@@ -100,7 +101,8 @@ type bisector struct {
 type measured struct {
 	change, low, high float64 // relative change of CASE; low and high bound it by time
 	base, cur         float64
-	regressed         bool // by time: the paired test's verdict
+	regressed         bool   // by time: the paired test's verdict
+	untold            string // by time: why the paired test could not tell (not judged, undecided); "" when it could
 }
 
 func bisectRun(o *bisectOptions) error {
@@ -138,6 +140,9 @@ func bisectRun(o *bisectOptions) error {
 		return fmt.Errorf("--threshold %v: want a share between 0 and 10, like 0.05", o.Threshold)
 	case o.Threshold > 0:
 		bs.gopts.MinEffect, bs.gopts.InstructionsThreshold = o.Threshold, o.Threshold
+	}
+	if o.Measure.record != recordInstructions {
+		warnTooFewRounds(o.IO.ErrOut, o.Measure.runs, o.Budget > 0, bs.gopts)
 	}
 	// Check the bridge, the case and the flags before anything is built.
 	if _, err := bs.plan(build.Revision{Commit: "HEAD"}, ""); err != nil {
@@ -202,6 +207,10 @@ func bisectRun(o *bisectOptions) error {
 			return 0, fmt.Errorf("commit %s: %w", rev.Short(), err)
 		}
 		results[i] = m
+		if m.untold != "" { // neither good nor bad: a step that cannot tell is no evidence either way
+			fmt.Fprintf(w, "step: %s %s: could not tell (%s): skipped\n", rev.Short(), rev.Subject, m.untold)
+			return bisect.Skip, nil
+		}
 		out := bisect.Good
 		if (metric == "instructions" && m.change > threshold) || m.regressed {
 			out = bisect.Bad
@@ -218,11 +227,13 @@ func bisectRun(o *bisectOptions) error {
 		for _, i := range r.Candidates {
 			short = append(short, build.ShortCommit(commits[i]))
 		}
-		return fmt.Errorf("commits that do not build hide the first slower one: it is one of %s", strings.Join(short, " "))
+		return fmt.Errorf("commits that do not build, or whose step could not tell, hide the first slower one: it is one of %s", strings.Join(short, " "))
 	}
 	if _, ok := r.Tested(r.First); !ok { // BAD, taken as slower: measure it for the change it made
 		if out, err := test(r.First); err != nil {
 			return err
+		} else if out == bisect.Skip {
+			return fmt.Errorf("BAD %s (%s) could not be told from GOOD %s (%s): no commit to find", o.Bad, bad.Short(), o.Good, results[r.First].untold)
 		} else if out != bisect.Bad {
 			return fmt.Errorf("BAD %s (%s) is not slower than GOOD %s by more than %s: no commit to find", o.Bad, bad.Short(), o.Good, pct(threshold))
 		}
@@ -292,8 +303,12 @@ func (bs *bisector) measure(rev build.Revision, step string) (measured, error) {
 	}
 	for _, c := range res.Cases {
 		if c.Case == bs.caseN {
-			return measured{change: c.Change, low: c.Low, high: c.High, base: c.Baseline, cur: c.Current,
-				regressed: c.Verdict == analysis.Regressed}, nil
+			m := measured{change: c.Change, low: c.Low, high: c.High, base: c.Baseline, cur: c.Current,
+				regressed: c.Verdict == analysis.Regressed}
+			if c.Verdict == analysis.Unjudged || c.Verdict == analysis.Undecided {
+				m.untold = string(c.Verdict) + ": " + c.Note
+			}
+			return m, nil
 		}
 	}
 	var why []string

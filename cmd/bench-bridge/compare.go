@@ -66,16 +66,20 @@ func newCmdCompare(f *Factory, runF func(*compareOptions) error) *cobra.Command 
 on all of them alike. It writes one artifact per program, marked as one session, prints them side by side and,
 for every program after the first, a paired test over the process pairs of each case's ratio to ref_js_loop.
 With --gate it exits 3 when a program regressed against the first by the gate's rules (docs/gate.md), and 4
-when a program could judge no case against it (no case in common, too few rounds); --allow-unjudged makes that 0.
+when a program could judge no case against it (no case in common, too few rounds; --allow-unjudged makes that
+0) or a case was left undecided within --budget.
 
 A program is floor, a codec of the reference bridge (json, fast, binary) or a bridge of the config, with
 options after a colon: json:slowdown=0.10 is the json bridge adding busy work worth 10% of each crossing,
-calibrated on the device at start-up (the same binary as json).
+calibrated on the device at start-up (the same binary as json). A bridge of the config can be built at a
+revision of its repository: NAME@REV (a commit, tag or branch) or NAME@merge-base:BRANCH (where HEAD left
+BRANCH: a pull request's base), each in a worktree of its own, cached by commit (docs/bridge.md).
 
 The rounds are sequential: compare looks at the pairs as they come and stops as soon as every case's answer is
 clear (a change of at least --min-effect, or none that large), at the latest after --budget (default ` + compareBudget.String() + `),
-with error rates that hold at every look (docs/gate.md). --runs N alone runs N rounds whatever the answer, as does
---budget 0 (` + strconv.Itoa(compareRounds) + ` rounds unless --runs says). The artifacts go to ` + DefaultOutDir + `/compare-TARGET
+with error rates that hold at every look (docs/gate.md); a case still unclear then is "undecided", and --gate
+exits 4. --runs: ` + roundsRule + `. Too few rounds to reach --alpha
+are said at once, before anything is built, with how many would. The artifacts go to ` + DefaultOutDir + `/compare-TARGET
 unless --out names another directory.`,
 		Example: `  bench-bridge compare linux json fast binary
   bench-bridge compare linux json json:slowdown=0.10 --cases script_to_host_scalar --gate`,
@@ -103,8 +107,8 @@ unless --out names another directory.`,
 	fl := cmd.Flags()
 	// More rounds than a run's processes: the paired test gains a pair per round, and a compare measures few cases.
 	o.Measure.runs = compareRounds
-	fl.Lookup("runs").DefValue = strconv.Itoa(compareRounds)
-	fl.Lookup("runs").Usage = "rounds: processes of each program, alternating A B, B A, ...: given alone, that many whatever the answer; with --budget, at most that many"
+	fl.Lookup("runs").DefValue = "0"
+	fl.Lookup("runs").Usage = "rounds, each a process of every program, alternating A B, B A, ...: " + roundsRule
 	fl.Lookup("out").Usage = "directory for the artifacts, one per program (default " + DefaultOutDir + "/compare-TARGET)"
 	fl.BoolVar(&o.Gate, "gate", false, "exit 3 when a program regressed against the first, 4 when one judged nothing")
 	fl.BoolVar(&o.AllowUnjudged, "allow-unjudged", false, "with --gate, let a program that could judge no case against the first pass")
@@ -121,6 +125,10 @@ const compareRounds = 40
 // compareBudget is compare's default --budget: its rounds are sequential unless --runs alone fixes their number. A
 // minute found a 2% slowdown of one case on a quiet machine (docs/gate.md) and is what a pull request can wait.
 const compareBudget = time.Minute
+
+// roundsRule is how --budget and --runs decide the rounds of compare and bisect (roundsOf), as their help says it.
+var roundsRule = "given alone, exactly that many; with --budget, at most that many; by default as many as --budget " +
+	"allows (at most " + strconv.Itoa(sequentialRounds) + "), or " + strconv.Itoa(compareRounds) + " with --budget 0"
 
 // sequentialRounds caps the rounds of a sequential compare (--budget) when --runs does not: the budget ends it first.
 const sequentialRounds = 10000
@@ -236,6 +244,7 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
+	warnTooFewRounds(o.IO.ErrOut, o.Measure.runs, o.Budget > 0, gopts)
 	specs := make([]compareArg, len(o.Programs))
 	plans := make([]plan, len(o.Programs))
 	for i, a := range o.Programs {
@@ -283,29 +292,19 @@ func compareRun(o *compareOptions) error {
 	if len(arts) == 0 {
 		return runErr
 	}
+	var notes []analysis.Warning
 	if seq != nil {
 		gopts = seq.judged() // the last look's alpha, so that the error rates hold at every look
+		notes = append(notes, analysis.Warning{Kind: analysis.Sequential, Text: seq.note()})
 	}
-	table := analysis.Build(analysis.LoadedFrom(arts, files), gopts, nil)
 	if len(arts) < len(jobs) {
 		// A program's artifact is missing: there is nothing to pair it with.
+		table := analysis.Build(analysis.LoadedFrom(arts, files), gopts, nil)
 		return errors.Join(runErr, reports.Render(o.IO.Out, table, "text"))
 	}
-	// The paired comparisons below the table are the table's own: one verdict per pair, wherever it is shown.
-	report, err := gate.TableReport(table, o.AllowUnjudged)
+	report, err := showSession(o, analysis.LoadedFrom(arts, files), gopts, notes)
 	if err != nil {
 		return errors.Join(runErr, err)
-	}
-	if seq != nil {
-		report.Notes = append(report.Notes, analysis.Warning{Kind: analysis.Sequential, Text: seq.note()})
-	}
-	if err := gate.RenderCompare(o.IO.Out, table, report, o.Format); err != nil {
-		return err
-	}
-	if o.Report != "" {
-		if err := writePRReport(o.Report, report, arts[0].Label()); err != nil {
-			return err
-		}
 	}
 	if runErr != nil {
 		return runErr
@@ -314,6 +313,36 @@ func compareRun(o *compareOptions) error {
 		return gateOutcome(report)
 	}
 	return nil
+}
+
+// showSession shows what compare measured in one session: the table of its artifacts, the paired comparisons of
+// every program against the first (the table's own: one verdict per pair, wherever it is shown) with the session's
+// notes, and the pull-request report when --report asks for it. It returns the comparisons, whose outcome --gate
+// ends with.
+func showSession(o *compareOptions, loaded []analysis.Loaded, gopts analysis.Options, notes []analysis.Warning) (*gate.Report, error) {
+	table := analysis.Build(loaded, gopts, nil)
+	report, err := gate.TableReport(table, o.AllowUnjudged)
+	if err != nil {
+		return nil, err
+	}
+	report.Notes = append(report.Notes, notes...)
+	if err := gate.RenderCompare(o.IO.Out, table, report, o.Format); err != nil {
+		return nil, err
+	}
+	if o.Report != "" {
+		if err := writePRReport(o.Report, report, table.Columns[0].Label); err != nil {
+			return nil, err
+		}
+	}
+	return report, nil
+}
+
+// warnTooFewRounds says at once, before anything is built or measured, when a session of this many rounds cannot
+// judge anything at the gate's alpha (analysis.TooFewRounds), and how many would.
+func warnTooFewRounds(w io.Writer, rounds int, sequential bool, o analysis.Options) {
+	if why := analysis.TooFewRounds(rounds, sequential, o); why != "" {
+		fmt.Fprintf(w, "bench-bridge: warning: %s\n", why)
+	}
 }
 
 // runSession measures jobs in one session and returns the artifacts it wrote, with their files, and its error. stop,

@@ -187,6 +187,12 @@ func measureRun(o *measureOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Measure.record != recordInstructions {
+		// What gate will judge this run by (the nightly's, or a user's) is said before it is measured, not after.
+		if why := analysis.TooFewProcesses(p.options.Runs, cfg.Gate.Options()); why != "" {
+			fmt.Fprintf(o.IO.ErrOut, "bench-bridge: note: %s\n", why)
+		}
+	}
 	disp := newDisplay(o.IO.ErrOut, o.IO.IsStderrTTY(), o.IO.ColorEnabled(), o.Measure.quiet, o.Measure.verbose)
 	dev.Log = disp
 	opened, errs := openAll(o.ctx, o.OpenTarget, names, specs, dev)

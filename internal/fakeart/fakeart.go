@@ -18,6 +18,11 @@ var Base = map[string]float64{cases.RefCase: 25, "script_to_host_scalar": 1250, 
 // have 10 processes of one sample each, near the given ns, spread by noise (relative) from a generator seeded with
 // seed: the same seed gives the same artifact.
 func Artifact(seed uint64, noise float64, medians map[string]float64) *artifact.Artifact {
+	return WithProcesses(seed, noise, medians, 10)
+}
+
+// WithProcesses is Artifact with n processes.
+func WithProcesses(seed uint64, noise float64, medians map[string]float64, n int) *artifact.Artifact {
 	r := rand.New(rand.NewPCG(seed, 7))
 	a := &artifact.Artifact{Schema: artifact.Schema, Target: "linux", Program: artifact.ProgramBridge, Codec: "json", Complete: true}
 	for _, name := range cases.Names() {
@@ -26,7 +31,7 @@ func Artifact(seed uint64, noise float64, medians map[string]float64) *artifact.
 			continue
 		}
 		c := artifact.Case{Name: name}
-		for p := range 10 {
+		for p := range n {
 			// One sample per process: each process's median is its sample.
 			s := m * (1 + noise*(r.Float64()-0.5))
 			c.SamplesNs = append(c.SamplesNs, s)
@@ -36,7 +41,7 @@ func Artifact(seed uint64, noise float64, medians map[string]float64) *artifact.
 		c.MedianNs, c.PILowNs, c.PIHighNs, c.PILevel = s.Median, s.Low, s.High, s.Level
 		a.Cases = append(a.Cases, c)
 	}
-	for p := range 10 {
+	for p := range n {
 		a.Processes = append(a.Processes, artifact.Process{Seq: p, Protocol: 2})
 	}
 	if ref := a.Case(cases.RefCase); ref != nil {
