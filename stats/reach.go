@@ -46,11 +46,31 @@ func SignTestNeeds(alpha float64) int {
 	return n
 }
 
-// SequentialNeeds is the least number of rounds after which compare's sequential rule (SequentialPaired) can reach a
-// verdict at all: the pairs of the first look whose sign test can reach that look's alpha, and never fewer than the
-// first look itself.
+// SequentialNeeds is the fewest rounds after which compare's sequential rule (SequentialPaired) can reach a verdict
+// when its rounds end there (--runs caps them): the sign test over that many pairs reaching the alpha of the look
+// the session ends with (SequentialEndLook).
 func SequentialNeeds(alpha float64) int {
-	return max(SequentialFirstLook, SignTestNeeds(SequentialAlpha(alpha, 1)))
+	if CheckAlpha(alpha) != nil {
+		return 0
+	}
+	n := 1
+	for !Significant(LeastSignP(n), SequentialAlpha(alpha, SequentialEndLook(n))) {
+		n++
+	}
+	return n
+}
+
+// SequentialEndLook is the look a sequential session that ends after n rounds judges at: the looks taken up to n,
+// and one more of its own when n is not a look.
+func SequentialEndLook(n int) int {
+	k := 0
+	for at := SequentialFirstLook; at <= n; at = int(math.Ceil(float64(at) * 1.5)) {
+		k++
+	}
+	if _, ok := SequentialLook(n); !ok {
+		k++
+	}
+	return k
 }
 
 // LeastPermutationP is the least p-value a permutation test with this many shuffles can give: 1 / (shuffles + 1),

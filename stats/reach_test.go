@@ -37,12 +37,12 @@ func TestNeeds(t *testing.T) {
 		alpha              float64
 		u, sign, sequenced int
 	}{
-		{0.1, 3, 5, 8},
-		{0.05, 4, 6, 8},
+		{0.1, 3, 5, 6},
+		{0.05, 4, 6, 7},
 		{2.0 / 70, 4, 7, 8},
-		{0.01, 5, 8, 9},
-		{0.005, 6, 9, 10},
-		{1, 0, 0, 8}, // not a significance level
+		{0.01, 5, 8, 11},
+		{0.005, 6, 9, 12},
+		{1, 0, 0, 0}, // not a significance level
 	}
 	for _, tt := range tests {
 		if got := UTestNeeds(tt.alpha); got != tt.u {
@@ -51,7 +51,7 @@ func TestNeeds(t *testing.T) {
 		if got := SignTestNeeds(tt.alpha); got != tt.sign {
 			t.Errorf("SignTestNeeds(%v) = %d, want %d", tt.alpha, got, tt.sign)
 		}
-		if got := SequentialNeeds(tt.alpha); got != tt.sequenced && CheckAlpha(tt.alpha) == nil {
+		if got := SequentialNeeds(tt.alpha); got != tt.sequenced {
 			t.Errorf("SequentialNeeds(%v) = %d, want %d", tt.alpha, got, tt.sequenced)
 		}
 		if n := UTestNeeds(tt.alpha); n > 1 && Significant(LeastUP(n-1, n-1), tt.alpha) {
@@ -68,5 +68,14 @@ func TestChangePointNeeds(t *testing.T) {
 	th.Alpha = 0.001 // 199 shuffles: the least p is 0.005
 	if got := ChangePointNeeds(th); got != 0 {
 		t.Errorf("ChangePointNeeds at alpha 0.001 with 199 shuffles = %d, want 0 (never)", got)
+	}
+}
+
+func TestSequentialEndLook(t *testing.T) {
+	// Looks come at 8, 12, 18, 27 pairs; a session ending between them takes one more look of its own.
+	for n, want := range map[int]int{1: 1, 7: 1, 8: 1, 9: 2, 12: 2, 13: 3, 18: 3, 20: 4, 27: 4} {
+		if got := SequentialEndLook(n); got != want {
+			t.Errorf("SequentialEndLook(%d) = %d, want %d", n, got, want)
+		}
 	}
 }
