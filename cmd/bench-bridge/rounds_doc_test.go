@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bench-bridge/bench-bridge/analysis"
+	"github.com/bench-bridge/bench-bridge/reports"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
@@ -124,5 +126,57 @@ func TestDocsSayOneRoundsRule(t *testing.T) {
 		if !strings.Contains(fs.stdout.String(), w) {
 			t.Errorf("compare --help does not mention %s", w)
 		}
+	}
+}
+
+// TestDocsShowEachHeadline: docs/gate.md shows the pull-request report of each headline a reviewer meets (slower, not
+// slower, could not tell), as reports.RenderPullRequest writes them today; -update-golden rewrites them.
+func TestDocsShowEachHeadline(t *testing.T) {
+	p := func(v float64) *float64 { return &v }
+	pr := func(cases ...analysis.CaseResult) analysis.Results {
+		return analysis.Results{Results: []*analysis.Result{{Label: "mine linux", Method: analysis.Paired, Threshold: 0.1,
+			Alpha: 0.05, Budget: "60 s", Cases: cases}}}
+	}
+	same := analysis.CaseResult{Case: "callback", Verdict: analysis.Same, Baseline: 48.1, Current: 48.9, Change: 0.016,
+		Low: -0.021, High: 0.034, P: p(0.42), Threshold: 0.1}
+	examples := []struct {
+		title string
+		rs    analysis.Results
+	}{
+		{"slower", pr(analysis.CaseResult{Case: "script_to_host_scalar", Verdict: analysis.Regressed, Baseline: 50.2,
+			Current: 57.9, Change: 0.153, Low: 0.121, High: 0.188, P: p(0.0001), Threshold: 0.1}, same)},
+		{"not slower", pr(analysis.CaseResult{Case: "script_to_host_scalar", Verdict: analysis.Same, Baseline: 50.2,
+			Current: 50.6, Change: 0.008, Low: -0.012, High: 0.031, P: p(0.64), Threshold: 0.1}, same)},
+		{"could not tell", pr(analysis.CaseResult{Case: "script_to_host_scalar", Verdict: analysis.Undecided, Baseline: 50.2,
+			Current: 54.8, Change: 0.092, Low: -0.031, High: 0.15, P: p(0.11), Threshold: 0.1,
+			Note: "could still be -3.1% to +15.0%: neither clearly beyond nor clearly within the 10% minimum when the rounds ended; a longer --budget or a larger --min-effect would tell"}, same)},
+	}
+	var b strings.Builder
+	for _, e := range examples {
+		var md strings.Builder
+		if err := reports.RenderPullRequest(&md, e.rs, "mine@merge-base:origin/main linux", nil); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s:\n\n````markdown\n%s````\n\n", strings.ToUpper(e.title[:1])+e.title[1:], md.String())
+	}
+	const open, end = "<!-- headline examples -->\n", "<!-- end -->"
+	path := "../../docs/gate.md"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, rest, ok := strings.Cut(string(data), open)
+	block, after, ok2 := strings.Cut(rest, end)
+	if !ok || !ok2 {
+		t.Fatalf("%s: no %q ... %q block", path, strings.TrimSpace(open), end)
+	}
+	if *updateGolden {
+		if err := os.WriteFile(path, []byte(before+open+b.String()+end+after), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if block != b.String() {
+		t.Errorf("%s: the headline examples are not what the report writes today (go test ./cmd/bench-bridge -run TestDocsShowEachHeadline -update-golden):\n%s", path, b.String())
 	}
 }
