@@ -23,38 +23,30 @@ func LeastUP(n1, n2 int) float64 {
 // UTestNeeds is the least n such that two samples of n values each can reach alpha by the U test (LeastUP(n, n) <=
 // alpha); 0 for an alpha that CheckAlpha refuses.
 func UTestNeeds(alpha float64) int {
-	if CheckAlpha(alpha) != nil {
-		return 0
-	}
-	n := 1
-	for !Significant(LeastUP(n, n), alpha) {
-		n++
-	}
-	return n
+	return needs(alpha, func(n int) float64 { return LeastUP(n, n) })
 }
 
 // SignTestNeeds is the least number of pairs whose sign test can reach alpha (LeastSignP(n) <= alpha); 0 for an
 // alpha that CheckAlpha refuses.
 func SignTestNeeds(alpha float64) int {
-	if CheckAlpha(alpha) != nil {
-		return 0
-	}
-	n := 1
-	for !Significant(LeastSignP(n), alpha) {
-		n++
-	}
-	return n
+	return needs(alpha, LeastSignP)
 }
 
 // SequentialNeeds is the fewest rounds after which compare's sequential rule (SequentialPaired) can reach a verdict
 // when its rounds end there (--runs caps them): the sign test over that many pairs reaching the alpha of the look
 // the session ends with (SequentialEndLook).
 func SequentialNeeds(alpha float64) int {
+	return needs(alpha, func(n int) float64 { return LeastSignP(n) / SequentialAlpha(1, SequentialEndLook(n)) })
+}
+
+// needs is the least n whose least p-value reaches alpha (0 for an alpha that CheckAlpha refuses); least falls as n
+// grows.
+func needs(alpha float64, least func(n int) float64) int {
 	if CheckAlpha(alpha) != nil {
 		return 0
 	}
 	n := 1
-	for !Significant(LeastSignP(n), SequentialAlpha(alpha, SequentialEndLook(n))) {
+	for !Significant(least(n), alpha) {
 		n++
 	}
 	return n
