@@ -16,7 +16,7 @@ func nightly(t *testing.T, cfg, out, baseline string, args ...string) (int, stri
 	cmd := exec.Command("bash", append([]string{"../../scripts/nightly"}, args...)...)
 	cmd.Env = append(os.Environ(), "NIGHTLY_OUT="+out, "NIGHTLY_BASELINE="+baseline, "GITHUB_STEP_SUMMARY=",
 		"BENCH_BRIDGE_BIN="+cli(t), "NIGHTLY_METRIC=time",
-		"NIGHTLY_FLAGS=--config "+cfg+" --bridge fixed --cases script_to_host_scalar --runs 2 --samples 4")
+		"NIGHTLY_FLAGS=--config "+cfg+" --bridge fixed --cases script_to_host_scalar --runs 4 --samples 4")
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	err := cmd.Run()

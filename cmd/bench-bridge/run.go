@@ -187,7 +187,7 @@ func measureRun(o *measureOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Measure.record != recordInstructions {
+	if o.Measure.record != recordInstructions && !o.Measure.quiet {
 		// What gate will judge this run by (the nightly's, or a user's) is said before it is measured, not after.
 		if why := analysis.TooFewProcesses(p.options.Runs, cfg.Gate.Options()); why != "" {
 			fmt.Fprintf(o.IO.ErrOut, "bench-bridge: note: %s\n", why)
