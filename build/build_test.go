@@ -32,9 +32,9 @@ func TestQuickJSSourceRejectsATreeThatIsNotQuickJS(t *testing.T) {
 }
 
 func TestChecksumMismatchRefusesTheTarball(t *testing.T) {
-	path := filepath.Join(t.TempDir(), quickJSSource.tarball)
+	path := filepath.Join(t.TempDir(), quickJSSource.Tarball)
 	os.WriteFile(path, []byte("not quickjs"), 0o644)
-	err := checkSHA256(path, quickJSSource.sha256)
+	err := checkSHA256(path, quickJSSource.SHA256)
 	if err == nil || !strings.Contains(err.Error(), "refusing to build from it") {
 		t.Fatalf("err = %v", err)
 	}

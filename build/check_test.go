@@ -147,7 +147,7 @@ func TestFailedBuildSaysWhatToInstall(t *testing.T) {
 	testenv.Require(t, "aarch64-linux-gnu-gcc", "apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross")
 	t.Setenv("BENCH_BRIDGE_CACHE", t.TempDir())
 	src := t.TempDir()
-	for _, f := range quickJSLibSources {
+	for _, f := range quickJS.Pinned.Lib {
 		if err := os.WriteFile(filepath.Join(src, f), []byte("#include <stdio.h>\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}

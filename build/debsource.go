@@ -10,35 +10,36 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/bench-bridge/bench-bridge/engines"
 )
 
 // debianMirror is where every pinned source package comes from.
 const debianMirror = "http://deb.debian.org/debian"
 
-// debianSource is an engine's release pinned as Debian's source package: apt-get fetches it with a private sources
-// list, the upstream (orig) tarball must have the sha256 written here, and it is unpacked once into the cache.
+// debianSource is an engine's release pinned as Debian's source package (its engines.Pinned): apt-get fetches it with
+// a private sources list, the upstream (orig) tarball must have the sha256 written there, and it is unpacked once into
+// the cache.
 type debianSource struct {
-	title   string // how people write the engine: "QuickJS"
-	version string // the upstream release, as the engine names it
-	pkg     string // the source package
-	debVer  string // its Debian version
-	suite   string // the Debian suite that has that version
-	tarball string // the orig tarball's file name
-	sha256  string
-	top     string   // the tarball's top directory
-	files   []string // what an unpacked tree must have, relative to it
+	title string // how people write the engine: "QuickJS"
+	*engines.Pinned
+}
+
+// sourceOf is where e's pinned release comes from.
+func sourceOf(e engines.Engine) debianSource {
+	return debianSource{title: e.Title, Pinned: e.Pinned}
 }
 
 // cacheDir is where the unpacked tree lives in the cache.
 func (s debianSource) cacheDir(cache string) string {
-	return filepath.Join(cache, s.pkg+"-"+s.debVer)
+	return filepath.Join(cache, s.Package+"-"+s.DebianVersion)
 }
 
 // check says whether dir looks like an unpacked tree of s that can be built.
 func (s debianSource) check(dir string) error {
-	for _, f := range s.files {
+	for _, f := range s.Files {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			return fmt.Errorf("%s source %s: missing %s (want an unpacked %s %s release)", s.title, dir, f, s.title, s.version)
+			return fmt.Errorf("%s source %s: missing %s (want an unpacked %s %s release)", s.title, dir, f, s.title, s.Version)
 		}
 	}
 	return nil
@@ -65,7 +66,7 @@ func (s debianSource) get(ctx context.Context, log io.Writer) (string, error) {
 	if s.check(dir) == nil {
 		return dir, nil
 	}
-	unlock, err := lockFile(ctx, filepath.Join(cache, s.pkg+".lock"))
+	unlock, err := lockFile(ctx, filepath.Join(cache, s.Package+".lock"))
 	if err != nil {
 		return "", err
 	}
@@ -73,7 +74,7 @@ func (s debianSource) get(ctx context.Context, log io.Writer) (string, error) {
 	if s.check(dir) == nil { // another process fetched it while we waited
 		return dir, nil
 	}
-	fmt.Fprintf(log, "fetching %s %s (Debian source package %s %s) into %s\n", s.title, s.version, s.pkg, s.debVer, dir)
+	fmt.Fprintf(log, "fetching %s %s (Debian source package %s %s) into %s\n", s.title, s.Version, s.Package, s.DebianVersion, dir)
 	if err := s.fetch(ctx, cache, dir); err != nil {
 		return "", fmt.Errorf("fetching %s source: %w", s.title, err)
 	}
@@ -98,7 +99,7 @@ func (s debianSource) fetch(ctx context.Context, cache, dir string) error {
 		}
 	}
 	list := filepath.Join(apt, "sources.list")
-	line := fmt.Sprintf("deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n", debianMirror, s.suite)
+	line := fmt.Sprintf("deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n", debianMirror, s.Suite)
 	if err := os.WriteFile(list, []byte(line), 0o644); err != nil {
 		return err
 	}
@@ -115,11 +116,11 @@ func (s debianSource) fetch(ctx context.Context, cache, dir string) error {
 		return err
 	}
 	src := filepath.Join(apt, "src")
-	if err := runIn(ctx, src, "apt-get", append(opts, "source", "--download-only", s.pkg+"="+s.debVer)...); err != nil {
+	if err := runIn(ctx, src, "apt-get", append(opts, "source", "--download-only", s.Package+"="+s.DebianVersion)...); err != nil {
 		return err
 	}
-	tarball := filepath.Join(src, s.tarball)
-	if err := checkSHA256(tarball, s.sha256); err != nil {
+	tarball := filepath.Join(src, s.Tarball)
+	if err := checkSHA256(tarball, s.SHA256); err != nil {
 		return err
 	}
 	unpack := filepath.Join(work, "unpack")
@@ -129,7 +130,7 @@ func (s debianSource) fetch(ctx context.Context, cache, dir string) error {
 	if err := runIn(ctx, unpack, "tar", "-xJf", tarball); err != nil {
 		return fmt.Errorf("%w (is xz-utils installed?)", err)
 	}
-	top := filepath.Join(unpack, s.top)
+	top := filepath.Join(unpack, s.Top)
 	if err := s.check(top); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,63 +14,16 @@ import (
 
 	benchbridge "github.com/bench-bridge/bench-bridge"
 	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/hint"
 )
 
-// engineFloor is how the floor of an engine other than QuickJS is built: its C or C++ file, the define that picks
-// the harness's adapter for it (BB_ENGINE_NONE: the floor is its own), and the engine it is built with: a release
-// pinned as Debian's source package (pinned), built from the files lib of its tree for every toolchain and linked
-// statically like QuickJS, with its headers in include; or this machine's library, a pkg-config module (the first
-// of several that this machine has); or, for a Node addon (V8), Node's headers, the program then being node running
-// the addon (addonLauncher). versionDefine names the define that gives the program the engine's version (none: the
-// program reads it from the engine's header).
-type engineFloor struct {
-	source, define, versionDefine string
-	pinned                        *debianSource
-	lib                           []string
-	include                       string
-	pkgConfig                     []string
-	addon                         bool
-}
-
-// nodeHeaders is where Node's headers are: a Node of the machine's own, or Debian's libnode-dev.
-const nodeHeaders = "/usr/include/node"
-
-// The pinned Duktape and MuJS releases: Debian's source packages, whose upstream tarballs must have these sha256.
-const (
-	DuktapeVersion       = "2.7.0"
-	DuktapeDebianVersion = "2.7.0-2"
-	MuJSVersion          = "1.3.6"
-	MuJSDebianVersion    = "1.3.6-1"
-)
-
-var (
-	// duktapeSource is Duktape's distributable: src/ holds the one-file build (duktape.c, duktape.h, duk_config.h).
-	duktapeSource = debianSource{title: "Duktape", version: DuktapeVersion, pkg: "duktape", debVer: DuktapeDebianVersion, suite: "trixie",
-		tarball: "duktape_2.7.0.orig.tar.xz", top: "duktape-2.7.0",
-		sha256: "90f8d2fa8b5567c6899830ddef2c03f3c27960b11aca222fa17aa7ac613c2890",
-		files:  []string{"src/duktape.c", "src/duktape.h", "src/duk_config.h"}}
-	// mujsSource is MuJS's tree: one.c includes every file of the library.
-	mujsSource = debianSource{title: "MuJS", version: MuJSVersion, pkg: "mujs", debVer: MuJSDebianVersion, suite: "trixie",
-		tarball: "mujs_1.3.6.orig.tar.xz", top: "mujs-1.3.6",
-		sha256: "d52501cd9539e37ef95e8494323da25c7d10d3738cd95757cf71d248447dafa9",
-		files:  []string{"one.c", "mujs.h", "jsi.h"}}
-)
-
-// engineFloors are the floors of the engines besides QuickJS (engines.All names every engine).
-var engineFloors = map[string]engineFloor{
-	"jsc": {source: benchbridge.FloorJSC, define: "BB_ENGINE_JSC", versionDefine: "BB_JSC_VERSION",
-		pkgConfig: []string{"javascriptcoregtk-4.1"}},
-	"spidermonkey": {source: benchbridge.FloorSpiderMonkey, define: "BB_ENGINE_NONE", versionDefine: "BB_MOZJS_VERSION",
-		pkgConfig: []string{"mozjs-102", "mozjs-128"}},
-	"v8": {source: benchbridge.FloorV8, define: "BB_ENGINE_NONE", addon: true},
-	// Duktape's floor prints DUK_VERSION, which is right; MuJS 1.3.6's mujs.h still says 1.3.5, so its floor prints
-	// the release it was built from.
-	"duktape": {source: benchbridge.FloorDuktape, define: "BB_ENGINE_NONE", pinned: &duktapeSource,
-		lib: []string{"src/duktape.c"}, include: "src"},
-	"mujs": {source: benchbridge.FloorMuJS, define: "BB_ENGINE_NONE", versionDefine: "BB_MUJS_VERSION", pinned: &mujsSource,
-		lib: []string{"one.c"}, include: "."},
-}
+// The floor of an engine besides QuickJS is built from its entry in engines.All: its Floor (the file, the define that
+// picks the harness's adapter, the define of its version, whether it is a Node addon) and the engine it is built
+// with: a release pinned as Debian's source package (Pinned), built from the files Lib of its tree for every toolchain
+// and linked statically like QuickJS, with its headers in Include; or this machine's library, a pkg-config module
+// (the first of several that this machine has); or, for a Node addon (V8), Node's headers, the program then being
+// node running the addon (addonLauncher); or nothing but the harness, for a floor that is the whole engine.
 
 // addonLauncher is the program of an addon's floor: node loading the addon beside it and calling its main with the
 // command line (the harness's main, renamed; floor/floor_v8.cc).
@@ -80,26 +34,42 @@ exec node -e 'process.exitCode = require(process.argv[1]).main(process.argv.slic
 // EngineFloors are the engines besides QuickJS that bench-bridge has a floor for, sorted.
 func EngineFloors() []string {
 	var names []string
-	for name := range engineFloors {
-		names = append(names, name)
+	for _, e := range engines.All {
+		if e.Floor != nil && e.Name != engines.Default {
+			names = append(names, e.Name)
+		}
 	}
 	slices.Sort(names)
 	return names
+}
+
+// engineFloor is the engine of that name, one of EngineFloors.
+func engineFloor(name string) (engines.Engine, error) {
+	if e, err := engines.Lookup(name); err == nil && e.Floor != nil && name != engines.Default {
+		return e, nil
+	}
+	return engines.Engine{}, fmt.Errorf("no floor for engine %q (have %s, %s)", name, engines.Default, strings.Join(EngineFloors(), ", "))
+}
+
+// linksHostLibrary says whether e's programs link a library of this machine (a pkg-config module, or node's ABI),
+// which only this machine, or a board of its architecture that has the library, can run.
+func linksHostLibrary(e engines.Engine) bool {
+	return e.Pinned == nil && (len(e.PkgConfig) > 0 || e.Floor.NodeAddon)
 }
 
 // BuildEngineFloor builds the floor of engine (one of EngineFloors) for tc, or returns the cached one built from the
 // same sources, library and flags. An engine built from its pinned source builds for every toolchain; one that is
 // this machine's library only with the host's.
 func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.Writer) (*Program, error) {
-	ef, ok := engineFloors[engine]
-	if !ok {
-		return nil, fmt.Errorf("no floor for engine %q (have quickjs, %s)", engine, strings.Join(EngineFloors(), ", "))
+	e, err := engineFloor(engine)
+	if err != nil {
+		return nil, err
 	}
-	if ef.pinned == nil && tc.Name != Host().Name {
+	if linksHostLibrary(e) && tc.Name != Host().Name {
 		// A board of this machine's architecture (an ssh board's x86_64 toolchain on an x86_64 machine) runs the
 		// program this machine builds against its own library, linked dynamically: the runner checks that the board
 		// has the library (runner's checkLibraries). Another architecture would need the library built for it.
-		if ef.addon {
+		if e.Floor.NodeAddon {
 			return nil, fmt.Errorf("the %s floor is an addon of this machine's node (two files, and node's own ABI), so it runs on this machine only, not with the %s toolchain", engine, tc.Name)
 		}
 		if tc.NativeOn != runtime.GOARCH {
@@ -113,16 +83,16 @@ func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.W
 		return nil, err
 	}
 	var flags engineFlags
-	if ef.pinned != nil {
-		flags, err = ef.build(ctx, tc, engine, log)
+	if e.Pinned != nil {
+		flags, err = buildPinned(ctx, tc, e, log)
 	} else {
-		flags, err = ef.flags(ctx, engine)
+		flags, err = hostFlags(ctx, e)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if ef.pinned != nil {
-		flags.compile = append([]string{"-D" + ef.define}, flags.compile...)
+	if e.Pinned != nil {
+		flags.compile = append([]string{"-D" + e.Floor.Define}, flags.compile...)
 	}
 	name := artifact.ProgramFloor + "-" + engine
 	// The flags recorded are those that change the program; the pinned engine's headers are in the cache.
@@ -131,9 +101,10 @@ func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.W
 	if flags.include != "" {
 		compile = append(slices.Clone(compile), "-I", flags.include)
 	}
-	in := linkInputs{name: name, sources: []string{benchbridge.EngineCases, ef.source}, compile: compile, link: flags.link,
+	in := linkInputs{name: name, sources: []string{benchbridge.EngineCases, e.Floor.File}, read: floorReader(e.Floor),
+		compile: compile, link: flags.link,
 		key: []string{compiler, strings.Join(tc.CFlags, " "), strings.Join(tc.LDFlags, " "), flags.version}}
-	if !ef.addon {
+	if !e.Floor.NodeAddon {
 		prog.Path, err = linkCached(ctx, tc, in, log)
 		return prog, err
 	}
@@ -149,26 +120,37 @@ func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.W
 	return prog, os.Rename(prog.Path+".tmp", prog.Path)
 }
 
+// floorReader reads a program's sources: f's file from where f says (engines.Floor.Files), the rest from the
+// embedded sources.
+func floorReader(f *engines.Floor) func(name string) ([]byte, error) {
+	return func(name string) ([]byte, error) {
+		if name == f.File && f.Files != nil {
+			return fs.ReadFile(f.Files, name)
+		}
+		return benchbridge.CSources.ReadFile(name)
+	}
+}
+
 // EngineCompileFlags gives what compiles and links a program against engine (one of EngineFloors but an addon's)
 // for tc, as its floor is built: a pinned engine's library built (or found in the cache) from its release, with its
 // headers and the define of its version where its header lacks it; or this machine's library, through pkg-config,
 // with the define of the harness's adapter for it (-DBB_ENGINE_JSC, -DBB_ENGINE_NONE).
 func EngineCompileFlags(ctx context.Context, tc Toolchain, engine string, log io.Writer) (compile, link []string, err error) {
-	ef, ok := engineFloors[engine]
+	e, err := engineFloor(engine)
 	switch {
-	case !ok:
-		return nil, nil, fmt.Errorf("no floor for engine %q (have quickjs, %s)", engine, strings.Join(EngineFloors(), ", "))
-	case ef.addon:
+	case err != nil:
+		return nil, nil, err
+	case e.Floor.NodeAddon:
 		return nil, nil, fmt.Errorf("the %s floor is an addon of node: it runs inside node, not as a program of its own", engine)
-	case ef.pinned == nil:
-		flags, err := ef.flags(ctx, engine)
+	case e.Pinned == nil:
+		flags, err := hostFlags(ctx, e)
 		return flags.compile, flags.link, err
 	}
-	flags, err := ef.build(ctx, tc, engine, log)
+	flags, err := buildPinned(ctx, tc, e, log)
 	if err != nil {
 		return nil, nil, err
 	}
-	return append(flags.compile, "-D"+ef.define, "-I", flags.include), flags.link, nil
+	return append(flags.compile, "-D"+e.Floor.Define, "-I", flags.include), flags.link, nil
 }
 
 // engineFlags are what the floor of an engine is compiled and linked with, and the version of the library.
@@ -179,42 +161,50 @@ type engineFlags struct {
 	src, include, compiler string
 }
 
-// build fetches ef's pinned release, builds its library for tc and returns the flags that compile (besides its
+// buildPinned fetches e's pinned release, builds its library for tc and returns the flags that compile (besides its
 // headers, in include, and the adapter's define) and link a program with it.
-func (ef engineFloor) build(ctx context.Context, tc Toolchain, engine string, log io.Writer) (engineFlags, error) {
-	src, err := ef.pinned.get(ctx, log)
+func buildPinned(ctx context.Context, tc Toolchain, e engines.Engine, log io.Writer) (engineFlags, error) {
+	p := e.Pinned
+	src, err := sourceOf(e).get(ctx, log)
 	if err != nil {
 		return engineFlags{}, hint.With(err, "install apt-get's Debian tools (bench-bridge fetches Debian's source package "+
-			ef.pinned.pkg+" "+ef.pinned.debVer+" with them)")
+			p.Package+" "+p.DebianVersion+" with them)")
 	}
-	lib, err := buildLibrary(ctx, tc, libSpec{title: ef.pinned.title, name: engine, src: src, files: ef.lib}, log)
+	lib, err := buildLibrary(ctx, tc, libSpec{title: e.Title, name: e.Name, src: src, files: p.Lib}, log)
 	if err != nil {
 		return engineFlags{}, err
 	}
 	var compile []string
-	if ef.versionDefine != "" {
-		compile = []string{fmt.Sprintf("-D%s=%q", ef.versionDefine, ef.pinned.version)}
+	if e.Floor.VersionDefine != "" {
+		compile = []string{fmt.Sprintf("-D%s=%q", e.Floor.VersionDefine, p.Version)}
 	}
-	return engineFlags{compile: compile, link: lib.Objects, version: ef.pinned.pkg + " " + ef.pinned.debVer,
-		src: src, include: filepath.Join(src, ef.include), compiler: lib.Compiler}, nil
+	return engineFlags{compile: compile, link: lib.Objects, version: p.Package + " " + p.DebianVersion,
+		src: src, include: filepath.Join(src, p.Include), compiler: lib.Compiler}, nil
 }
 
-// flags finds the library of ef on this machine.
-func (ef engineFloor) flags(ctx context.Context, engine string) (engineFlags, error) {
-	if ef.addon {
+// hostFlags finds the library of e on this machine: a Node addon's headers, or a pkg-config module; an engine that
+// is neither needs nothing but the adapter's define.
+func hostFlags(ctx context.Context, e engines.Engine) (engineFlags, error) {
+	f := e.Floor
+	switch {
+	case f.NodeAddon:
 		out, err := exec.CommandContext(ctx, "node", "--version").Output()
 		if err != nil {
-			return engineFlags{}, fmt.Errorf("the %s floor runs in node: node --version: %w (bench-bridge engines says what to install)", engine, err)
+			return engineFlags{}, fmt.Errorf("the %s floor runs in node: node --version: %w (bench-bridge engines says what to install)", e.Name, err)
 		}
-		if _, err := os.Stat(nodeHeaders + "/v8.h"); err != nil {
-			return engineFlags{}, fmt.Errorf("the %s floor: no Node headers in %s (bench-bridge engines says what to install)", engine, nodeHeaders)
+		for _, h := range e.Headers {
+			if _, err := os.Stat(filepath.Join(e.IncludeDir, h)); err != nil {
+				return engineFlags{}, fmt.Errorf("the %s floor: no Node headers in %s (bench-bridge engines says what to install)", e.Name, e.IncludeDir)
+			}
 		}
 		// An addon is a shared object whose main the launcher calls: the harness's main is renamed for it.
-		return engineFlags{compile: []string{"-D" + ef.define, "-Dmain=bb_harness_main", "-fPIC", "-I", nodeHeaders},
+		return engineFlags{compile: []string{"-D" + f.Define, "-Dmain=bb_harness_main", "-fPIC", "-I", e.IncludeDir},
 			link: []string{"-shared"}, version: "node " + strings.TrimSpace(string(out))}, nil
+	case len(e.PkgConfig) == 0:
+		return engineFlags{compile: []string{"-D" + f.Define}}, nil
 	}
-	module := ef.pkgConfig[0]
-	for _, m := range ef.pkgConfig {
+	module := e.PkgConfig[0]
+	for _, m := range e.PkgConfig {
 		if exec.CommandContext(ctx, "pkg-config", "--exists", m).Run() == nil {
 			module = m
 			break
@@ -224,13 +214,13 @@ func (ef engineFloor) flags(ctx context.Context, engine string) (engineFlags, er
 	for i, flag := range []string{"--modversion", "--cflags", "--libs"} {
 		out, err := exec.CommandContext(ctx, "pkg-config", flag, module).Output()
 		if err != nil {
-			return engineFlags{}, fmt.Errorf("the %s floor: pkg-config %s %s: %w (bench-bridge engines says what to install)", engine, flag, module, err)
+			return engineFlags{}, fmt.Errorf("the %s floor: pkg-config %s %s: %w (bench-bridge engines says what to install)", e.Name, flag, module, err)
 		}
 		pc[i] = strings.TrimSpace(string(out))
 	}
-	compile, version := []string{"-D" + ef.define}, module+" "+pc[0]
-	if ef.versionDefine != "" {
-		compile = append(compile, fmt.Sprintf("-D%s=%q", ef.versionDefine, pc[0]))
+	compile, version := []string{"-D" + f.Define}, module+" "+pc[0]
+	if f.VersionDefine != "" {
+		compile = append(compile, fmt.Sprintf("-D%s=%q", f.VersionDefine, pc[0]))
 	}
 	return engineFlags{compile: append(compile, strings.Fields(pc[1])...), link: strings.Fields(pc[2]), version: version}, nil
 }

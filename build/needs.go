@@ -87,11 +87,11 @@ func LibraryPackages(ctx context.Context, sonames []string) []string {
 // jsc, spidermonkey) needs beside the C library, read from pkg-config's -l flags without building anything; nil for
 // an engine built from its pinned source (linked into the program) and when this machine lacks the library.
 func EngineLibraries(ctx context.Context, engine string) []string {
-	ef, ok := engineFloors[engine]
-	if !ok || ef.pinned != nil || ef.addon {
+	e, err := engineFloor(engine)
+	if err != nil || e.Pinned != nil || e.Floor.NodeAddon {
 		return nil
 	}
-	for _, module := range ef.pkgConfig {
+	for _, module := range e.PkgConfig {
 		out, err := exec.CommandContext(ctx, "pkg-config", "--libs", module).Output()
 		if err != nil {
 			continue

@@ -39,9 +39,10 @@ var Codecs = []string{"json", "fast", "binary"}
 // proof switches its slowdown at run time instead); they are part of the cache key and of the recorded flags.
 func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec string, log io.Writer, defines ...string) (*Program, error) {
 	var sources []string
+	var read func(string) ([]byte, error)
 	switch kind {
 	case artifact.ProgramFloor:
-		sources, codec = []string{benchbridge.Floor}, ""
+		sources, codec, read = []string{quickJS.Floor.File}, "", floorReader(quickJS.Floor)
 	case artifact.ProgramBridge:
 		if !slices.Contains(Codecs, codec) {
 			return nil, fmt.Errorf("unknown codec %q (have %s)", codec, strings.Join(Codecs, ", "))
@@ -65,7 +66,7 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 	}
 	prog := &Program{Kind: kind, Codec: codec, Compiler: lib.Compiler,
 		CFlags: strings.Join(append(append([]string{}, tc.CFlags...), defines...), " ")}
-	in := linkInputs{name: name, sources: sources, compile: slices.Concat(defines, []string{"-I", lib.Src}), link: lib.Objects,
+	in := linkInputs{name: name, sources: sources, read: read, compile: slices.Concat(defines, []string{"-I", lib.Src}), link: lib.Objects,
 		key: []string{kind, codec, lib.Compiler, strings.Join(lib.Objects, " "), strings.Join(tc.CFlags, " "), strings.Join(tc.LDFlags, " "), strings.Join(defines, " ")}}
 	if prog.Path, err = linkCached(ctx, tc, in, log); err != nil {
 		return nil, err
@@ -76,8 +77,11 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 // linkInputs are what one program is built from besides the harness: its own sources, compile arguments, what it
 // links with, and everything else its cache key must hold.
 type linkInputs struct {
-	name          string
-	sources       []string // embedded paths: the program's C files and headers
+	name    string
+	sources []string // the program's C files and headers, by path
+	// read reads a source, the harness's too; nil reads the embedded sources (an engine's floor may be elsewhere:
+	// floorReader).
+	read          func(name string) ([]byte, error)
 	compile, link []string
 	key           []string
 }
@@ -86,9 +90,13 @@ type linkInputs struct {
 // built from the same sources, arguments and key.
 func linkCached(ctx context.Context, tc Toolchain, in linkInputs, log io.Writer) (string, error) {
 	files := map[string][]byte{}
+	read := in.read
+	if read == nil {
+		read = benchbridge.CSources.ReadFile
+	}
 	sourceNames := append(slices.Clone(benchbridge.CommonSources), in.sources...)
 	for _, name := range sourceNames {
-		b, err := benchbridge.CSources.ReadFile(name)
+		b, err := read(name)
 		if err != nil {
 			return "", err
 		}

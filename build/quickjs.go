@@ -11,29 +11,27 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/hint"
 )
 
-// The pinned QuickJS release: Debian's source package, whose upstream tarball must have this sha256.
-const (
-	QuickJSVersion   = "2025-04-26"
-	quickJSDebianVer = "2025.04.26-1"
-)
+// quickJS is the default engine, QuickJS: the engine of the reference bridge and of the reference floor.
+var quickJS = mustLookup(engines.Default)
 
 // quickJSSource is where the pinned QuickJS comes from.
-var quickJSSource = debianSource{title: "QuickJS", version: QuickJSVersion, pkg: "quickjs", debVer: quickJSDebianVer,
-	suite: "trixie", tarball: "quickjs_2025.04.26.orig.tar.xz", top: "quickjs-2025.04.26",
-	sha256: "ec81da5b3249ed648dbc7df4a1654988910e66a118d9b71cb63534216efcfbbe",
-	files:  append([]string{"quickjs.h", "VERSION"}, quickJSLibSources...)}
+var quickJSSource = sourceOf(quickJS)
 
-// QuickJSDebianVersion is the Debian source package's version the pinned release comes from.
-const QuickJSDebianVersion = quickJSDebianVer
+// mustLookup is the engine of that name in engines.All, which must have it.
+func mustLookup(name string) engines.Engine {
+	e, err := engines.Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
 
 // EnvQuickJSSrc names the environment variable that points at a user's own QuickJS source tree.
 const EnvQuickJSSrc = "BENCH_BRIDGE_QUICKJS_SRC"
-
-// quickJSLibSources are the files that make the library (qjs.c and qjsc.c are programs, not library).
-var quickJSLibSources = []string{"quickjs.c", "dtoa.c", "libregexp.c", "libunicode.c", "cutils.c", "quickjs-libc.c"}
 
 // CacheDir is where bench-bridge keeps QuickJS's source, built libraries and programs.
 func CacheDir() (string, error) {
@@ -62,7 +60,7 @@ func QuickJSSource(ctx context.Context, explicit string, log io.Writer) (string,
 	dir, err := quickJSSource.get(ctx, log)
 	if err != nil {
 		return "", hint.With(err,
-			fmt.Sprintf("install apt-get's Debian tools, or point --quickjs-src (or %s) at a QuickJS %s source tree", EnvQuickJSSrc, QuickJSVersion))
+			fmt.Sprintf("install apt-get's Debian tools, or point --quickjs-src (or %s) at a QuickJS %s source tree", EnvQuickJSSrc, quickJSSource.Version))
 	}
 	return dir, nil
 }

@@ -151,11 +151,11 @@ type Library struct {
 // BuildQuickJS compiles the QuickJS library for tc, or returns the cached build for the same source, compiler and
 // flags.
 func BuildQuickJS(ctx context.Context, tc Toolchain, src string, log io.Writer) (*Library, error) {
-	define := fmt.Sprintf("-DCONFIG_VERSION=\"%s\"", QuickJSVersion)
+	define := fmt.Sprintf("-DCONFIG_VERSION=\"%s\"", quickJS.Pinned.Version)
 	if b, err := os.ReadFile(filepath.Join(src, "VERSION")); err == nil {
 		define = fmt.Sprintf("-DCONFIG_VERSION=\"%s\"", strings.TrimSpace(string(b)))
 	}
-	return buildLibrary(ctx, tc, libSpec{title: "QuickJS", src: src, files: quickJSLibSources, flags: []string{define}}, log)
+	return buildLibrary(ctx, tc, libSpec{title: "QuickJS", src: src, files: quickJS.Pinned.Lib, flags: []string{define}}, log)
 }
 
 // libSpec is what one engine's library is compiled from: files of its source tree src, each with flags. name is

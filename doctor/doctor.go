@@ -58,7 +58,7 @@ func quickJS(explicit string) Finding {
 			continue
 		}
 		if _, err := os.Stat(dir + "/quickjs.h"); err != nil {
-			f.Detail, f.Fix = dir+" has no quickjs.h", "point --quickjs-src or $"+build.EnvQuickJSSrc+" at an unpacked QuickJS "+build.QuickJSVersion+" release"
+			f.Detail, f.Fix = dir+" has no quickjs.h", "point --quickjs-src or $"+build.EnvQuickJSSrc+" at an unpacked QuickJS "+engines.QuickJSVersion+" release"
 			return f
 		}
 		f.OK, f.Detail = true, dir
@@ -69,7 +69,7 @@ func quickJS(explicit string) Finding {
 		return f
 	}
 	if _, err := exec.LookPath("apt-get"); err != nil {
-		f.Detail, f.Fix = "not cached, and apt-get is not here to fetch it", "set --quickjs-src or $"+build.EnvQuickJSSrc+" to a QuickJS "+build.QuickJSVersion+" source tree"
+		f.Detail, f.Fix = "not cached, and apt-get is not here to fetch it", "set --quickjs-src or $"+build.EnvQuickJSSrc+" to a QuickJS "+engines.QuickJSVersion+" source tree"
 		return f
 	}
 	f.OK, f.Detail = true, "not cached yet: the first run fetches Debian's source package (about 1 MB)"

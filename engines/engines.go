@@ -1,17 +1,18 @@
-// Package engines lists the JavaScript engines bench-bridge knows: what each is, where its source or library comes
-// from, where it can run, whether bench-bridge has a floor for it, and whether this machine has what it needs (with
-// the Debian package that fixes it). It only looks: it builds and runs nothing.
+// Package engines lists the JavaScript engines bench-bridge knows, the one list of them: what each is, where its
+// source or library comes from, where it can run, how its floor is built (build reads it), and whether this machine
+// has what it needs (with the Debian package that fixes it). It only looks: it builds and runs nothing.
 package engines
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 
-	"github.com/bench-bridge/bench-bridge/build"
+	benchbridge "github.com/bench-bridge/bench-bridge"
 )
 
 // The engines' names, as `--engine` and an artifact's `meta engine` line spell them.
@@ -34,7 +35,15 @@ const (
 	JIT         = "JIT"
 )
 
-// Engine is one engine bench-bridge knows.
+// The releases bench-bridge builds from their pinned source.
+const (
+	QuickJSVersion = "2025-04-26"
+	DuktapeVersion = "2.7.0"
+	MuJSVersion    = "1.3.6"
+)
+
+// Engine is one engine bench-bridge knows. What a program over it is built with (Pinned, or PkgConfig, or Headers
+// and Commands) is what build builds with and what Check looks for on this machine.
 type Engine struct {
 	Name  string // QuickJS, Duktape, ...: the constants above
 	Title string // how people write it: "JavaScriptCore"
@@ -43,54 +52,117 @@ type Engine struct {
 	Source string
 	// Targets says where it can run.
 	Targets string
-	// Floor says whether bench-bridge has a floor for it: `bench-bridge floor TARGET --engine NAME` (QuickJS's is
-	// floor/floor.c, the others' build.EngineFloors).
-	Floor bool
-	// need is what this machine must have for a program over it to build here.
-	need need
+	// Floor is how its floor is built, `bench-bridge floor TARGET --engine NAME`; nil when bench-bridge has none
+	// for it yet.
+	Floor *Floor
+	// Pinned is the release it is built from, per toolchain and linked statically; nil for an engine that is this
+	// machine's library.
+	Pinned *Pinned
+	// PkgConfig are the modules of this machine's library, any one will do (the first that is there).
+	PkgConfig []string
+	// IncludeDir is where its headers are on this machine when no pkg-config module says it (Node's); Headers are
+	// the ones of them a program needs, every one.
+	IncludeDir string
+	Headers    []string
+	// Commands are the commands on PATH its programs need, every one.
+	Commands []string
+	// Debian is the Debian package(s) per suite codename that bring what this machine lacks; "" for any suite.
+	Debian map[string]string
+	// version reads the version this machine has, given the pkg-config module found ("" for none).
+	version func(s System, module string) string
 }
 
-// need is what an engine's programs need on this machine: header files (one of each group), or a pkg-config module
-// (the first of several that is there), and the Debian package per suite that brings them.
-type need struct {
-	fromSource bool              // built from its pinned source: nothing to install but a compiler
-	headers    []string          // absolute paths, every one needed
-	pkgConfig  []string          // modules, any one will do
-	commands   []string          // commands on PATH, every one needed
-	debian     map[string]string // suite codename -> package(s); "" for any suite
-	version    func(s System, found string) string
+// Floor is how an engine's floor is built: its file, compiled with the harness and floor/engine_cases.h (the case
+// table the floors besides QuickJS's share), against the engine's Pinned release or this machine's library.
+type Floor struct {
+	// File is the floor's source: C, or C++ (.cpp, .cc: compiled as C++17, the program linked by the C++ compiler).
+	File string
+	// Files is where File is read; nil for bench-bridge's embedded sources (benchbridge.CSources).
+	Files fs.FS
+	// Define picks the harness's adapter for the engine: BB_ENGINE_JSC, or BB_ENGINE_NONE for a floor that defines
+	// engine.h's hooks itself ("" for QuickJS's, the harness's default).
+	Define string
+	// VersionDefine names the define that gives the program the engine's version (the pinned release, or
+	// pkg-config's); "" when the program reads it from the engine's header.
+	VersionDefine string
+	// NodeAddon makes the floor an addon of this machine's node (V8): node, loading it, is the program.
+	NodeAddon bool
 }
+
+// Pinned is an engine's release pinned as Debian's source package: apt-get fetches it with a private sources list,
+// the upstream (orig) tarball must have the sha256 written here, and it is unpacked once into the cache.
+type Pinned struct {
+	Version       string // the upstream release, as the engine names it
+	Package       string // the source package
+	DebianVersion string // its Debian version
+	Suite         string // the Debian suite that has that version
+	Tarball       string // the orig tarball's file name
+	SHA256        string
+	Top           string   // the tarball's top directory
+	Files         []string // what an unpacked tree must have, relative to it
+	Lib           []string // the files of the tree that make the engine's library
+	Include       string   // the directory of its headers in the tree
+}
+
+var (
+	// quickJSRelease is QuickJS's: its library is what the floor and the reference bridge link.
+	quickJSRelease = &Pinned{Version: QuickJSVersion, Package: "quickjs", DebianVersion: "2025.04.26-1", Suite: "trixie",
+		Tarball: "quickjs_2025.04.26.orig.tar.xz", Top: "quickjs-2025.04.26",
+		SHA256: "ec81da5b3249ed648dbc7df4a1654988910e66a118d9b71cb63534216efcfbbe",
+		Files:  append([]string{"quickjs.h", "VERSION"}, quickJSLib...), Lib: quickJSLib, Include: "."}
+	// quickJSLib are the files that make QuickJS's library (qjs.c and qjsc.c are programs, not library).
+	quickJSLib = []string{"quickjs.c", "dtoa.c", "libregexp.c", "libunicode.c", "cutils.c", "quickjs-libc.c"}
+	// duktapeRelease is Duktape's distributable: src/ holds the one-file build (duktape.c, duktape.h, duk_config.h).
+	duktapeRelease = &Pinned{Version: DuktapeVersion, Package: "duktape", DebianVersion: "2.7.0-2", Suite: "trixie",
+		Tarball: "duktape_2.7.0.orig.tar.xz", Top: "duktape-2.7.0",
+		SHA256: "90f8d2fa8b5567c6899830ddef2c03f3c27960b11aca222fa17aa7ac613c2890",
+		Files:  []string{"src/duktape.c", "src/duktape.h", "src/duk_config.h"}, Lib: []string{"src/duktape.c"}, Include: "src"}
+	// mujsRelease is MuJS's tree: one.c includes every file of the library.
+	mujsRelease = &Pinned{Version: MuJSVersion, Package: "mujs", DebianVersion: "1.3.6-1", Suite: "trixie",
+		Tarball: "mujs_1.3.6.orig.tar.xz", Top: "mujs-1.3.6",
+		SHA256: "d52501cd9539e37ef95e8494323da25c7d10d3738cd95757cf71d248447dafa9",
+		Files:  []string{"one.c", "mujs.h", "jsi.h"}, Lib: []string{"one.c"}, Include: "."}
+)
+
+// nodeHeaders is where Node's headers are: a Node of the machine's own, or Debian's libnode-dev.
+const nodeHeaders = "/usr/include/node"
 
 // All are the engines, in the order they are listed: QuickJS first (the default), then the interpreters, then the
-// JIT engines.
+// JIT engines. It is the one list of them: build builds each floor from its entry, and `bench-bridge engines` prints
+// it.
 var All = []Engine{
-	{Name: QuickJS, Title: "QuickJS", Kind: Interpreter, Floor: true,
-		Source:  pinned("quickjs", build.QuickJSDebianVersion),
-		Targets: everyTarget,
-		need:    need{fromSource: true, version: func(System, string) string { return build.QuickJSVersion }}},
-	{Name: Duktape, Title: "Duktape", Kind: Interpreter, Floor: true,
-		Source:  pinned("duktape", build.DuktapeDebianVersion),
-		Targets: everyTarget,
-		need:    need{fromSource: true, version: func(System, string) string { return build.DuktapeVersion }}},
-	{Name: MuJS, Title: "MuJS", Kind: Interpreter, Floor: true,
-		Source:  pinned("mujs", build.MuJSDebianVersion),
-		Targets: everyTarget,
-		need:    need{fromSource: true, version: func(System, string) string { return build.MuJSVersion }}},
-	{Name: JSC, Title: "JavaScriptCore", Kind: JIT, Floor: true,
-		Source:  "Debian's libjavascriptcoregtk-4.1-dev (WebKitGTK's JavaScriptCore, its C API; pkg-config javascriptcoregtk-4.1)",
-		Targets: onBoards,
-		need: need{pkgConfig: []string{"javascriptcoregtk-4.1"}, debian: map[string]string{"": "libjavascriptcoregtk-4.1-dev"},
-			version: pkgConfigVersion}},
-	{Name: V8, Title: "V8", Kind: JIT, Floor: true,
-		Source:  "Node's headers (/usr/include/node: a Node of the machine's own, else Debian's libnode-dev); the program is node, an addon and a script",
-		Targets: "this machine (its floor is an addon of this machine's node)",
-		need: need{headers: []string{"/usr/include/node/v8.h", "/usr/include/node/node.h"}, commands: []string{"node"},
-			debian: map[string]string{"": "nodejs libnode-dev"}, version: v8Version}},
-	{Name: SpiderMonkey, Title: "SpiderMonkey", Kind: JIT, Floor: true,
-		Source:  "Debian's libmozjs-102-dev (Debian 12) or libmozjs-128-dev (Debian 13); C++17",
-		Targets: onBoards,
-		need: need{pkgConfig: []string{"mozjs-102", "mozjs-128"}, debian: map[string]string{"bookworm": "libmozjs-102-dev",
-			"trixie": "libmozjs-128-dev", "": "libmozjs-128-dev"}, version: pkgConfigVersion}},
+	{Name: QuickJS, Title: "QuickJS", Kind: Interpreter,
+		Source: pinned(quickJSRelease), Targets: everyTarget, Pinned: quickJSRelease,
+		// QuickJS's floor is the reference floor: floor.c over the library the reference bridge links too.
+		Floor: &Floor{File: benchbridge.Floor}},
+	{Name: Duktape, Title: "Duktape", Kind: Interpreter,
+		Source: pinned(duktapeRelease), Targets: everyTarget, Pinned: duktapeRelease,
+		// Duktape's floor prints DUK_VERSION, which is right.
+		Floor: &Floor{File: benchbridge.FloorDuktape, Define: "BB_ENGINE_NONE"}},
+	{Name: MuJS, Title: "MuJS", Kind: Interpreter,
+		Source: pinned(mujsRelease), Targets: everyTarget, Pinned: mujsRelease,
+		// MuJS 1.3.6's mujs.h still says 1.3.5, so its floor prints the release it was built from.
+		Floor: &Floor{File: benchbridge.FloorMuJS, Define: "BB_ENGINE_NONE", VersionDefine: "BB_MUJS_VERSION"}},
+	{Name: JSC, Title: "JavaScriptCore", Kind: JIT,
+		Source:    "Debian's libjavascriptcoregtk-4.1-dev (WebKitGTK's JavaScriptCore, its C API; pkg-config javascriptcoregtk-4.1)",
+		Targets:   onBoards,
+		PkgConfig: []string{"javascriptcoregtk-4.1"}, Debian: map[string]string{"": "libjavascriptcoregtk-4.1-dev"},
+		version: pkgConfigVersion,
+		Floor:   &Floor{File: benchbridge.FloorJSC, Define: "BB_ENGINE_JSC", VersionDefine: "BB_JSC_VERSION"}},
+	{Name: V8, Title: "V8", Kind: JIT,
+		Source:     "Node's headers (/usr/include/node: a Node of the machine's own, else Debian's libnode-dev); the program is node, an addon and a script",
+		Targets:    "this machine (its floor is an addon of this machine's node)",
+		IncludeDir: nodeHeaders, Headers: []string{"v8.h", "node.h"}, Commands: []string{"node"},
+		Debian:  map[string]string{"": "nodejs libnode-dev"},
+		version: v8Version,
+		Floor:   &Floor{File: benchbridge.FloorV8, Define: "BB_ENGINE_NONE", NodeAddon: true}},
+	{Name: SpiderMonkey, Title: "SpiderMonkey", Kind: JIT,
+		Source:    "Debian's libmozjs-102-dev (Debian 12) or libmozjs-128-dev (Debian 13); C++17",
+		Targets:   onBoards,
+		PkgConfig: []string{"mozjs-102", "mozjs-128"},
+		Debian:    map[string]string{"bookworm": "libmozjs-102-dev", "trixie": "libmozjs-128-dev", "": "libmozjs-128-dev"},
+		version:   pkgConfigVersion,
+		Floor:     &Floor{File: benchbridge.FloorSpiderMonkey, Define: "BB_ENGINE_NONE", VersionDefine: "BB_MOZJS_VERSION"}},
 }
 
 // onBoards is where an engine whose floor links this machine's library runs: the program is built here, dynamically,
@@ -101,8 +173,8 @@ const onBoards = "this machine, and ssh boards of its architecture that have the
 const everyTarget = "every target: this machine, Android over adb, ssh boards, webos (static on devices)"
 
 // pinned says where an engine built from Debian's source package comes from.
-func pinned(pkg, version string) string {
-	return "Debian's source package " + pkg + " " + version + ", sha256-pinned, built per toolchain"
+func pinned(p *Pinned) string {
+	return "Debian's source package " + p.Package + " " + p.DebianVersion + ", sha256-pinned, built per toolchain"
 }
 
 // Names are the engines' names, in All's order.
@@ -151,7 +223,8 @@ type Status struct {
 // Check says whether s has what e's programs need.
 func (e Engine) Check(s System) Status {
 	var missing, found []string
-	for _, h := range e.need.headers {
+	for _, h := range e.Headers {
+		h = filepath.Join(e.IncludeDir, h)
 		if _, err := os.Stat(filepath.Join(s.Root, h)); err != nil {
 			missing = append(missing, h)
 		} else {
@@ -159,20 +232,20 @@ func (e Engine) Check(s System) Status {
 		}
 	}
 	module := ""
-	if len(e.need.pkgConfig) > 0 {
-		for _, m := range e.need.pkgConfig {
+	if len(e.PkgConfig) > 0 {
+		for _, m := range e.PkgConfig {
 			if _, ok := s.PkgConfig(m); ok {
 				module = m
 				break
 			}
 		}
 		if module == "" {
-			missing = append(missing, "pkg-config "+strings.Join(e.need.pkgConfig, " or "))
+			missing = append(missing, "pkg-config "+strings.Join(e.PkgConfig, " or "))
 		} else {
 			found = append(found, "pkg-config "+module)
 		}
 	}
-	for _, c := range e.need.commands {
+	for _, c := range e.Commands {
 		if p, err := s.LookPath(c); err != nil {
 			missing = append(missing, c)
 		} else {
@@ -185,28 +258,29 @@ func (e Engine) Check(s System) Status {
 		st.Fix = e.fix(s.Suite)
 		return st
 	}
-	if e.need.version != nil {
-		st.Version = e.need.version(s, module)
-	}
 	st.Detail = strings.Join(found, ", ")
-	if e.need.fromSource {
+	switch {
+	case e.Pinned != nil: // built from its pinned source: nothing to install but a compiler
+		st.Version = e.Pinned.Version
 		st.Detail = "built from source on first use (needs a C compiler; doctor checks it)"
+	case e.version != nil:
+		st.Version = e.version(s, module)
 	}
 	return st
 }
 
 // fix is the command that installs e's parts on a Debian of that suite.
 func (e Engine) fix(suite string) string {
-	pkg, ok := e.need.debian[suite]
+	pkg, ok := e.Debian[suite]
 	if !ok {
-		pkg = e.need.debian[""]
+		pkg = e.Debian[""]
 	}
 	if pkg == "" {
 		return ""
 	}
 	fix := "apt-get install " + pkg
 	if e.Name == V8 {
-		fix += " (or a Node of your own whose headers are in /usr/include/node)"
+		fix += " (or a Node of your own whose headers are in " + nodeHeaders + ")"
 	}
 	return fix + " (scripts/setup does it)"
 }
@@ -244,7 +318,7 @@ func defineNumber(s System, header, name string) (int, bool) {
 func v8Version(s System, _ string) string {
 	var parts []string
 	for _, name := range []string{"V8_MAJOR_VERSION", "V8_MINOR_VERSION", "V8_BUILD_NUMBER"} {
-		n, ok := defineNumber(s, "/usr/include/node/v8-version.h", name)
+		n, ok := defineNumber(s, nodeHeaders+"/v8-version.h", name)
 		if !ok {
 			return ""
 		}

@@ -2,11 +2,8 @@ package engines
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/bench-bridge/bench-bridge/build"
 )
 
 // TestCheckSaysWhatIsMissingAndTheFix checks an engine against an empty root and a pkg-config that knows one
@@ -46,14 +43,5 @@ func TestCheckSaysWhatIsMissingAndTheFix(t *testing.T) {
 	}
 	if _, err := Lookup("hermes"); err == nil || !strings.Contains(err.Error(), "have quickjs, duktape, mujs, jsc, v8, spidermonkey") {
 		t.Errorf("Lookup(hermes): %v", err)
-	}
-}
-
-// TestFloorsAreTheBuildsFloors: an engine says it has a floor exactly when build has one for it.
-func TestFloorsAreTheBuildsFloors(t *testing.T) {
-	for _, e := range All {
-		if built := e.Name == QuickJS || slices.Contains(build.EngineFloors(), e.Name); e.Floor != built {
-			t.Errorf("%s: Floor %v, but build has a floor for it: %v", e.Name, e.Floor, built)
-		}
 	}
 }

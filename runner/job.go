@@ -12,6 +12,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/hint"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
@@ -32,7 +33,7 @@ type Job struct {
 	User *UserBridge
 	// Defines are extra compile-time options of the reference bridge or the floor (see build.BuildProgram).
 	Defines []string
-	// Engine is the engine of the floor: "" or "quickjs" for QuickJS's, else one of build.EngineFloors.
+	// Engine is the engine of the floor: "" or engines.Default for QuickJS's, else one of build.EngineFloors.
 	Engine string
 	// Builder, when set, makes the program instead of Build: the command layer's tests give programs of their own.
 	Builder func(context.Context, *Job) (*build.Program, error)
@@ -61,7 +62,7 @@ func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	if j.Engine != "" && j.Engine != "quickjs" && j.User == nil && j.Kind == artifact.ProgramFloor {
+	if j.Engine != "" && j.Engine != engines.Default && j.User == nil && j.Kind == artifact.ProgramFloor {
 		return build.BuildEngineFloor(ctx, tc, j.Engine, j.Log)
 	}
 	if u := j.User; u != nil && u.Build == "" && u.Rev == "" {
@@ -116,7 +117,7 @@ func (j *Job) prepare(ctx context.Context, push func(context.Context, string) (s
 	if err != nil {
 		return nil, err
 	}
-	dev.Compiler, dev.CFlags, dev.QuickJS = prog.Compiler, prog.CFlags, build.QuickJSVersion
+	dev.Compiler, dev.CFlags, dev.QuickJS = prog.Compiler, prog.CFlags, engines.QuickJSVersion
 	targets.CheckProgram(&dev, prog.Path)
 	sum, err := fileSHA256(prog.Path)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -21,7 +22,7 @@ func newCmdEngines(f *Factory, runF func(*enginesOptions) error) *cobra.Command 
 	return &cobra.Command{
 		Use:   "engines",
 		Short: "List the JavaScript engines: version, kind, floor, where each comes from and runs, and what this machine lacks",
-		Long: `List the JavaScript engines bench-bridge knows (quickjs, duktape, mujs, jsc, v8, spidermonkey): the version this
+		Long: `List the JavaScript engines bench-bridge knows (` + strings.Join(engines.Names(), ", ") + `): the version this
 machine has, interpreter or JIT, whether bench-bridge has a floor for it (the floor command takes its name),
 where its source or library comes from, the targets it can run on, and, when this machine lacks a part, the command
 that installs it.`,
@@ -44,7 +45,7 @@ func enginesRun(o *enginesOptions) error {
 		st := e.Check(o.System)
 		statuses[i] = st
 		floor, here, version := "yes", "yes", st.Version
-		if !e.Floor {
+		if e.Floor == nil {
 			floor = "not yet"
 		}
 		if !st.Have {

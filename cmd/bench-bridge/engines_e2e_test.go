@@ -25,7 +25,7 @@ var engineCases = []string{"script_to_host_scalar", "callback"}
 func engineFloorsOn(t *testing.T, target, compiler string, flags []string, log func() string) {
 	t.Helper()
 	dir := t.TempDir()
-	for _, e := range []struct{ name, version string }{{"duktape", build.DuktapeVersion}, {"mujs", build.MuJSVersion}} {
+	for _, e := range []struct{ name, version string }{{"duktape", engines.DuktapeVersion}, {"mujs", engines.MuJSVersion}} {
 		out := filepath.Join(dir, "floor-"+e.name+".json")
 		args := append(append([]string{"floor", target, "--engine", e.name, "--out", out, "--cases", strings.Join(engineCases, ",")}, flags...),
 			"--runs", "1", "--samples", "1", "--min-time", "1ms", "--warmup", "1ms") // after flags: the last of a flag counts

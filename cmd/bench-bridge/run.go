@@ -268,7 +268,7 @@ func checkFloorEngine(name string) error {
 	if err != nil {
 		return fmt.Errorf("--engine: %w", err)
 	}
-	if !e.Floor {
+	if e.Floor == nil {
 		return fmt.Errorf("--engine %s: bench-bridge has no floor for %s yet (bench-bridge engines lists the engines with one)", name, e.Title)
 	}
 	return nil
