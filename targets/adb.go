@@ -17,7 +17,7 @@ import (
 
 // ADB is an Android device reached through the adb server: the android target and config targets of kind adb.
 type ADB struct {
-	*remote
+	*device
 	conn *adbConn
 }
 
@@ -46,13 +46,13 @@ func NewADB(ctx context.Context, name string, spec Spec, o Overrides) (*ADB, err
 		return nil, fmt.Errorf("target %s: %w", name, err)
 	}
 	c.tmp = firstSet(o.Workdir, spec.Workdir, DefaultAndroidWorkdir)
-	r, err := newRemote(remoteParts{name: name, label: "device " + c.serial, machine: "adb:" + c.serial,
+	r, err := newDevice(deviceParts{name: name, label: "device " + c.serial, machine: "adb:" + c.serial,
 		platform: Platform{Toolchain: spec.Toolchain, ABI: abi}, workdir: c.tmp,
 		prefix: firstSet(o.RunPrefix, spec.RunPrefix), sysfs: spec.Sysfs, log: o.Log, tr: c, probe: androidProbe})
 	if err != nil {
 		return nil, err
 	}
-	return &ADB{remote: r, conn: c}, nil
+	return &ADB{device: r, conn: c}, nil
 }
 
 // Serial is the device's adb serial.

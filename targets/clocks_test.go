@@ -25,7 +25,7 @@ func phoneCPUs(t *testing.T, shell ...string) (*cpuControl, string, *bytes.Buffe
 	}
 	var log bytes.Buffer
 	c := &cpuControl{label: "phone", sysfs: root, saved: filepath.Join(t.TempDir(), "state", savedClocksName), log: &log,
-		sh: localShell(shell...)}
+		sh: shellScripts(shell...)}
 	return c, root, &log
 }
 

@@ -13,8 +13,8 @@ import (
 
 // CPUs is what a target can tell and do about the device's CPUs around the processes of a run: list its cores, pin
 // the programs to some of them, hold their clocks at one frequency and give the settings back, and read the
-// device's state. The local target and every remote one implement it; a device without cpufreq lists its cores
-// with no frequencies, and locking its clocks fails.
+// device's state. The one target over every transport, device, implements it; a device without cpufreq lists its
+// cores with no frequencies, and locking its clocks fails.
 type CPUs interface {
 	// Cores lists the device's cores, with what cpufreq and the scheduler say about each.
 	Cores(ctx context.Context) ([]Core, error)

@@ -65,8 +65,8 @@ type leaseSite struct {
 	tidy func() error
 }
 
-// leaseSite is the remote target's: the lease sits beside the run directories in the workdir.
-func (r *remote) leaseSite() *leaseSite {
+// leaseSite is a device's other than this machine: the lease sits beside the run directories in the workdir.
+func (r *device) leaseSite() *leaseSite {
 	return &leaseSite{label: r.label, workdir: r.workdir, path: remoteJoin(r.workdir, leaseName),
 		shell: func(ctx context.Context, command string) ([]byte, error) { return r.output(ctx, command, nil) },
 		tidy:  r.cleanup}

@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -34,11 +35,20 @@ func (shellTransport) push(context.Context, io.Reader, string) error { return er
 func (shellTransport) pull(context.Context, string, io.Writer) error { return errNoStdin }
 func (shellTransport) close() error                                  { return nil }
 
+// shellScripts runs cpuControl's scripts in a real shell of this machine, as a device's shell runs them.
+func shellScripts(sh ...string) func(ctx context.Context, script string) ([]byte, error) {
+	return func(ctx context.Context, script string) ([]byte, error) {
+		var out bytes.Buffer
+		err := execOK(ctx, shellTransport{sh}, script, nil, &out)
+		return out.Bytes(), err
+	}
+}
+
 // shellDevice is a device whose shell is sh and whose workdir is a fresh directory.
-func shellDevice(t *testing.T, sh []string) (*remote, string) {
+func shellDevice(t *testing.T, sh []string) (*device, string) {
 	t.Helper()
 	workdir := filepath.Join(t.TempDir(), "work dir; it's")
-	r, err := newRemote(remoteParts{name: "dev", label: "device " + shellName(sh), machine: "test:" + workdir, workdir: workdir,
+	r, err := newDevice(deviceParts{name: "dev", label: "device " + shellName(sh), machine: "test:" + workdir, workdir: workdir,
 		tr: shellTransport{sh}})
 	if err != nil {
 		t.Fatal(err)

@@ -8,19 +8,30 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
+	"strconv"
 	"syscall"
-	"time"
-
-	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
-// Local runs programs on this machine: the linux and mac targets.
+// Local runs programs on this machine: the linux and mac targets. It is the one target (device) over this machine's
+// transport, localConn.
 type Local struct {
-	name      string
-	toolchain string
-	prefix    []string // the run prefix, one word each: run with exec, no shell
-	cpus      *cpuControl
+	*device
+}
+
+// localConn is this machine as a transport: a command runs in its sh, a program by exec (its words passed as they
+// are, never through a shell of the host, in bench-bridge's own folder), and its files are this machine's. Every
+// command and program gets a process group of its own, killed whole should its context end first.
+type localConn struct{}
+
+// localProbe is this machine's: the common facts and, on Linux, load, libc, clocks and thermal zones, as a Linux
+// device over ssh reports them.
+func localProbe() probe {
+	p := linuxProbe
+	if runtime.GOOS != "linux" {
+		p.script = ProbeScript
+	}
+	p.inline = true
+	return p
 }
 
 // NewLocal returns the local target called name. The built-in names linux and mac refuse to run on the other
@@ -30,96 +41,105 @@ func NewLocal(name string, spec Spec) (*Local, error) {
 		other := map[string]string{"linux": "linux", "darwin": "mac"}[runtime.GOOS]
 		return nil, fmt.Errorf("target %s runs on %s, and this machine runs %s: use bench-bridge %s", name, want, runtime.GOOS, other)
 	}
-	words, err := PrefixWords(spec.RunPrefix)
-	if err != nil {
+	if _, err := PrefixWords(spec.RunPrefix); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	l := &Local{name: name, toolchain: spec.Toolchain, prefix: words}
-	l.cpus = l.newCPUControl(spec.Sysfs)
-	return l, nil
-}
-
-// Name implements Target.
-func (l *Local) Name() string { return l.name }
-
-// Platform implements Target: the host's toolchain unless the spec names one.
-func (l *Local) Platform() Platform { return Platform{Toolchain: l.toolchain} }
-
-// Push implements Target: a local binary runs where it was built.
-func (l *Local) Push(_ context.Context, local string) (string, error) { return local, nil }
-
-// Pull implements Target by copying the file.
-func (l *Local) Pull(_ context.Context, remote, local string) error {
-	data, err := os.ReadFile(remote)
+	d, err := newDevice(deviceParts{name: name, label: name, machine: "local", platform: Platform{Toolchain: spec.Toolchain},
+		workdir: os.TempDir(), prefix: spec.RunPrefix, sysfs: spec.Sysfs, tr: localConn{}, probe: localProbe(), host: true})
 	if err != nil {
-		return fmt.Errorf("%s: pull: %w", l.name, err)
+		return nil, err
 	}
-	return os.WriteFile(local, data, 0o644)
+	return &Local{device: d}, nil
 }
 
-// Close implements Target.
-func (l *Local) Close() error { return nil }
+// SetLog makes the local target tell what it does to the machine's clocks on log.
+func (l *Local) SetLog(log io.Writer) {
+	if log != nil {
+		l.log, l.cpus.log = log, log
+	}
+}
 
-// Run implements Target. The program runs under the run prefix, its words passed to exec as they are. It gets its own
-// process group so that cancelling kills it and anything it started.
-func (l *Local) Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error {
-	argv := append(append(append([]string{}, l.prefix...), program), args...)
-	cmd := exec.Command(argv[0], argv[1:]...)
+// exec implements transport with sh.
+func (localConn) exec(ctx context.Context, command string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Stdin = stdin
+	err := runGroup(ctx, cmd, stdout, stderr, nil)
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return 0, ctx.Err()
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), nil
+		}
+		return ee.ExitCode(), nil
+	}
+	return 0, err
+}
+
+// start implements starter: the program's pid is its process group's, written to pidFile once it runs.
+func (localConn) start(ctx context.Context, pidFile string, argv []string, stdout, stderr io.Writer) error {
+	err := runGroup(ctx, exec.Command(argv[0], argv[1:]...), stdout, stderr, func(pid int) error {
+		return os.WriteFile(pidFile, []byte(strconv.Itoa(pid)+"\n"), 0o644)
+	})
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return &ExitError{Status: -1, Signal: signalName(ws.Signal())}
+		}
+		return &ExitError{Status: ee.ExitCode()}
+	}
+	return err
+}
+
+// runGroup runs cmd in a process group of its own, which it kills when ctx ends, and returns cmd.Wait's error, or a
+// *startError when cmd cannot start. started, when not nil, is told the group's pid once cmd runs; its error kills
+// the group.
+func runGroup(ctx context.Context, cmd *exec.Cmd, stdout, stderr io.Writer, started func(pid int) error) error {
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("%s: starting %s: %w", l.name, program, err)
+		return &startError{err}
 	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		case <-done:
+	pid := cmd.Process.Pid
+	stop := context.AfterFunc(ctx, func() { syscall.Kill(-pid, syscall.SIGKILL) })
+	defer stop()
+	if started != nil {
+		if err := started(pid); err != nil {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			cmd.Wait()
+			return err
 		}
-	}()
-	err := cmd.Wait()
-	close(done)
-	if ctx.Err() != nil {
-		return fmt.Errorf("%s: %s: %w", l.name, program, ctx.Err())
 	}
-	return exitError(err)
+	return cmd.Wait()
 }
 
-// exitError maps exec's error to *ExitError where the program ran.
-func exitError(err error) error {
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
+// push implements transport by copying r to the file remote.
+func (localConn) push(_ context.Context, r io.Reader, remote string) error {
+	f, err := os.Create(remote)
+	if err != nil {
 		return err
 	}
-	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return &ExitError{Status: -1, Signal: signalName(ws.Signal())}
+	_, err = io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return &ExitError{Status: ee.ExitCode()}
+	return err
 }
 
-// Device implements Target by running the probe script in a local shell.
-func (l *Local) Device(ctx context.Context) (artifact.Device, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	script := ProbeScript
-	if runtime.GOOS == "linux" {
-		script += sshProbeScript // load, libc, clocks and thermal zones, as a Linux device over ssh reports them
-	}
-	out, err := exec.CommandContext(ctx, "sh", "-c", withSysfs(script, l.cpus.sysfs)).Output()
+// pull implements transport by copying the file remote to w.
+func (localConn) pull(_ context.Context, remote string, w io.Writer) error {
+	f, err := os.Open(remote)
 	if err != nil {
-		return artifact.Device{}, fmt.Errorf("%s: reading device facts: %w", l.name, err)
+		return err
 	}
-	d := ParseProbe(out)
-	parseSSHProbe(out, &d)
-	d.RunPrefix = strings.Join(l.prefix, " ")
-	d.Emulated, d.EmulatedReason = emulation(d.Arch, "", l.prefix, d.Emulated)
-	return d, nil
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
 }
 
-// Capabilities implements Target: this machine's CPUs; the machine, the same for every local target ("local"), so
-// that local runs go one after another; and this machine's files. No lease: the local machine is no device shared
-// with other hosts.
-func (l *Local) Capabilities() Capabilities {
-	return Capabilities{CPUs: l, Machine: "local", HostFiles: true}
-}
+// close implements transport: there is no connection to end.
+func (localConn) close() error { return nil }

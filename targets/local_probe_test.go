@@ -2,10 +2,15 @@ package targets
 
 import (
 	"context"
+	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
@@ -62,5 +67,49 @@ func TestLocalRunPrefix(t *testing.T) {
 	}
 	if _, err := NewLocal("linux", Spec{Kind: "local", RunPrefix: "nice -n '5'"}); err == nil || !strings.Contains(err.Error(), "shell syntax") {
 		t.Errorf("a quoted prefix: %v", err)
+	}
+}
+
+// TestLocalRunStopsItsProcessGroup: a cancelled run on this machine is stopped as on every device, by the kill script
+// through the pid file: its program and what the program started are gone when Run returns, which names the program
+// and ctx's error. A program that cannot start is named as such, not as a lost connection.
+func TestLocalRunStopsItsProcessGroup(t *testing.T) {
+	l, err := NewLocal("local-test", Spec{Kind: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	child := filepath.Join(t.TempDir(), "child")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- l.Run(ctx, "/bin/sh", []string{"-c", "sleep 60 & echo $! > " + shellQuote(child) + "; wait"}, io.Discard, io.Discard)
+	}()
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); pid == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile(child)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	if pid == 0 {
+		t.Fatal("the program did not start its child")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || err.Error() != "local-test: sh: context canceled" {
+			t.Errorf("a cancelled run: %v", err)
+		}
+	case <-time.After(killOp):
+		t.Fatal("a cancelled run did not return")
+	}
+	for deadline := time.Now().Add(5 * time.Second); !processGone(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the program's child %d outlived the cancelled run", pid)
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "none")
+	if err := l.Run(context.Background(), missing, nil, io.Discard, io.Discard); err == nil ||
+		!strings.HasPrefix(err.Error(), "local-test: starting "+missing+": ") {
+		t.Errorf("a program that cannot start: %v", err)
 	}
 }

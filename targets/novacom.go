@@ -16,7 +16,7 @@ import (
 // for devices without sshd. The device is named by --host or host in the spec (an nduid, or a connection or device
 // type that novacom -d matches); empty means the first device novacomd lists.
 type Novacom struct {
-	*remote
+	*device
 }
 
 // novacomConn is the novacom transport: every command is a run of the client.
@@ -40,13 +40,13 @@ func NewNovacom(name string, spec Spec, o Overrides) (*Novacom, error) {
 	if c.devID != "" {
 		c.label = name + " (novacom " + c.devID + ")"
 	}
-	r, err := newRemote(remoteParts{name: name, label: c.label, machine: "novacom:" + c.devID,
+	r, err := newDevice(deviceParts{name: name, label: c.label, machine: "novacom:" + c.devID,
 		platform: Platform{Toolchain: pick(spec.Toolchain, "webos")}, workdir: pick(o.Workdir, spec.Workdir, "/tmp"),
 		prefix: pick(o.RunPrefix, spec.RunPrefix), sysfs: spec.Sysfs, log: o.Log, tr: c, probe: linuxProbe})
 	if err != nil {
 		return nil, err
 	}
-	return &Novacom{remote: r}, nil
+	return &Novacom{device: r}, nil
 }
 
 // novacomEscape writes one word so that novacomd's tokenizer gives it back whole: the client joins its arguments

@@ -98,7 +98,7 @@ func processGone(pid int) bool {
 }
 
 // sweep removes what earlier runs left on this device, each within its bound; a failure only delays it.
-func (r *remote) sweep(ctx context.Context) {
+func (r *device) sweep(ctx context.Context) {
 	for _, l := range leftRunDirs(r.machine) {
 		if !strings.HasPrefix(path.Base(l.dir), runDirPrefix) {
 			forgetRunDir(l.record) // not one of ours: never removed

@@ -20,7 +20,7 @@ import (
 // SSH is a Linux device reachable over ssh: webOS devices, boards, servers. Its machine identity is the host and
 // port, so that two target names for one host do not run in parallel.
 type SSH struct {
-	*remote
+	*device
 }
 
 // sshConn is the ssh transport: a session per command, files through sftp when the server has it and through cat
@@ -74,7 +74,7 @@ func NewSSH(ctx context.Context, name string, spec Spec, o Overrides) (*SSH, err
 	}
 	c := &sshConn{client: client, stop: make(chan struct{})}
 	go c.keepalive()
-	r, err := newRemote(remoteParts{name: name, label: name + " (" + addr.String() + ")", machine: "ssh:" + addr.hostPort(),
+	r, err := newDevice(deviceParts{name: name, label: name + " (" + addr.String() + ")", machine: "ssh:" + addr.hostPort(),
 		platform: Platform{Toolchain: spec.Toolchain}, workdir: pick(o.Workdir, spec.Workdir, "/tmp"),
 		prefix: pick(o.RunPrefix, spec.RunPrefix), sysfs: spec.Sysfs, log: log, tr: c, probe: linuxProbe})
 	if err != nil {
@@ -90,7 +90,7 @@ func NewSSH(ctx context.Context, name string, spec Spec, o Overrides) (*SSH, err
 		r.platform.Toolchain = choice.toolchain
 		fmt.Fprintf(log, "ssh %s: %s\n", host, choice)
 	}
-	return &SSH{remote: r}, nil
+	return &SSH{device: r}, nil
 }
 
 // pick returns the first non-empty value.

@@ -338,7 +338,7 @@ func checkKernelRelease(release string) error {
 }
 
 // askBoard runs userlandScript on the device and picks its toolchain.
-func askBoard(ctx context.Context, r *remote) (boardChoice, error) {
+func askBoard(ctx context.Context, r *device) (boardChoice, error) {
 	var out []byte
 	err := within(ctx, shortOp, "asking what it runs", func(ctx context.Context) (err error) {
 		out, err = r.output(ctx, userlandScript, nil)

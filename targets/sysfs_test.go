@@ -32,7 +32,7 @@ func TestRemoteSysfsFromItsMaking(t *testing.T) {
 	root := phoneTree(t)
 	pr := linuxProbe
 	pr.inline = true // the test's transport pushes nothing
-	r, err := newRemote(remoteParts{name: "dev", label: "device sh", machine: "test:sh", workdir: t.TempDir(), sysfs: root,
+	r, err := newDevice(deviceParts{name: "dev", label: "device sh", machine: "test:sh", workdir: t.TempDir(), sysfs: root,
 		tr: shellTransport{[]string{sh}}, probe: pr})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestProbeScriptsWithAHostileSysfs(t *testing.T) {
 		}
 	}
 	c := &cpuControl{label: "phone", sysfs: root, saved: filepath.Join(t.TempDir(), savedClocksName), log: io.Discard,
-		sh: localShell(sh)}
+		sh: shellScripts(sh)}
 	if cores, err := c.Cores(context.Background()); err != nil || len(cores) != 8 {
 		t.Errorf("cores: %+v, %v", cores, err)
 	}

@@ -1,7 +1,8 @@
 // Package targets moves bench programs to a device and runs them there: push, run, pull, and the facts about the
-// device that an artifact records. As in devlib, a transport (adb, ssh, novacom) only runs a command line and copies
-// files; one core (remote.go) is the Target on top of every one of them. The local target runs programs directly.
-// Every step on a device has a bound (bounds.go), and errors name the device and the operation.
+// device that an artifact records. As in devlib, a transport (adb, ssh, novacom, and this machine's, local) only runs
+// a command line, runs a program in the background and copies files; one target (device.go) builds the rest on top of
+// every one of them: run directories, the kill of a program's process group, the probe, the CPUs. Every step on a
+// device has a bound (bounds.go), and errors name the device and the operation.
 package targets
 
 import (

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,8 +20,9 @@ import (
 	"github.com/bench-bridge/bench-bridge/internal/textsafe"
 )
 
-// transport is what a device connection does, and all it does (devlib's connection): run a command line and copy
-// files. adb, ssh and novacom each implement it; remote builds the Target on top.
+// transport is what a connection to a device does, and all it does (devlib's connection): run a command line, run a
+// program in the background and copy files. adb, ssh and novacom reach a device; local is this machine. device builds
+// the one Target on top of every one of them.
 type transport interface {
 	// exec runs command in a POSIX sh of its own on the device, with stdin (nil for none), and returns its exit
 	// status: 128+N when the command died of signal N. It returns when the command ends, or with ctx's error when
@@ -34,6 +36,21 @@ type transport interface {
 	// close ends the connection.
 	close() error
 }
+
+// starter is a transport that starts a program in the background itself: this machine's, which runs it by exec, its
+// words as they are. Every other transport starts it in its shell with runScript.
+type starter interface {
+	// start runs argv (the run prefix, the program and its arguments) in a process group of its own whose leader's
+	// pid it writes to pidFile (what kill signals), and returns when it ends: nil, an *ExitError, a *startError when
+	// it could not start, or the transport's error; ctx's error when ctx ends first.
+	start(ctx context.Context, pidFile string, argv []string, stdout, stderr io.Writer) error
+}
+
+// startError is a program that could not be started (this machine's exec failed): not a lost connection.
+type startError struct{ err error }
+
+func (e *startError) Error() string { return e.err.Error() }
+func (e *startError) Unwrap() error { return e.err }
 
 // probe is how one kind of device tells its facts: a script for its shell and the parser of what it prints.
 type probe struct {
@@ -51,9 +68,9 @@ var linuxProbe = probe{script: ProbeScript + sshProbeScript, parse: func(out []b
 	return d
 }}
 
-// remote is the one Target over every transport: a fresh run directory under the workdir, push, run with a pid
-// file, kill of the whole process group, the device probe and cleanup.
-type remote struct {
+// device is the one Target over every transport: a fresh run directory under the workdir, push, run with a pid
+// file, kill of the whole process group, the device probe, its CPUs and cleanup.
+type device struct {
 	name     string
 	label    string // how errors name the device: "device SERIAL", "webos (root@touchpad:22)"
 	machine  string // the device, for Capabilities().Machine and the record of its run directory
@@ -64,6 +81,7 @@ type remote struct {
 	tr       transport
 	probe    probe
 	cpus     *cpuControl // the device's CPUs: their state, pinning and clocks
+	host     bool        // the device is this machine (deviceParts.host)
 
 	runs atomic.Int64 // numbers the pid files
 
@@ -73,8 +91,8 @@ type remote struct {
 	closed bool
 }
 
-// remoteParts is what a transport knows of its device when it makes the target.
-type remoteParts struct {
+// deviceParts is what a transport knows of its device when it makes the target.
+type deviceParts struct {
 	name     string    // the target's name in the config
 	label    string    // how errors name the device
 	machine  string    // the device, for Capabilities().Machine
@@ -85,10 +103,15 @@ type remoteParts struct {
 	log      io.Writer // progress; nil for none
 	tr       transport
 	probe    probe
+	// host says the device is this machine (the local transport): its files are this machine's, so a program runs
+	// where it was built and the profiler reads what it writes in place; no other host shares it, so it has no lease;
+	// and the settings a lock of its clocks changes are kept in the cache, never with su (whose password a terminal
+	// would ask for).
+	host bool
 }
 
-// newRemote checks the run prefix and fills in what every transport shares.
-func newRemote(p remoteParts) (*remote, error) {
+// newDevice checks the run prefix and fills in what every transport shares.
+func newDevice(p deviceParts) (*device, error) {
 	words, err := PrefixWords(p.prefix)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", p.name, err)
@@ -96,34 +119,37 @@ func newRemote(p remoteParts) (*remote, error) {
 	if p.log == nil {
 		p.log = io.Discard
 	}
-	r := &remote{name: p.name, label: p.label, machine: p.machine, platform: p.platform, workdir: p.workdir,
-		prefix: words, log: p.log, tr: p.tr, probe: p.probe}
+	r := &device{name: p.name, label: p.label, machine: p.machine, platform: p.platform, workdir: p.workdir,
+		prefix: words, log: p.log, tr: p.tr, probe: p.probe, host: p.host}
 	r.cpus = r.newCPUControl(p.sysfs)
 	return r, nil
 }
 
-func (r *remote) String() string { return r.label }
+func (r *device) String() string { return r.label }
 
 // Name implements Target.
-func (r *remote) Name() string { return r.name }
+func (r *device) Name() string { return r.name }
 
 // Platform implements Target.
-func (r *remote) Platform() Platform { return r.platform }
+func (r *device) Platform() Platform { return r.platform }
 
 // Capabilities implements Target: the device's CPUs, through its shell and sysfs; the machine the device is, so that
-// runs on it go one after another; and the device's lease, beside the run directories in the workdir. Its files are
-// the device's, not this machine's.
-func (r *remote) Capabilities() Capabilities {
+// runs on it go one after another; and, for a device other than this machine, the device's lease, beside the run
+// directories in the workdir. Its files are the device's, but for this machine's own.
+func (r *device) Capabilities() Capabilities {
+	if r.host {
+		return Capabilities{CPUs: r, Machine: r.machine, HostFiles: true}
+	}
 	return Capabilities{CPUs: r, Machine: r.machine, lease: r.leaseSite()}
 }
 
 // fail wraps a transport failure with the device and the operation.
-func (r *remote) fail(op string, err error) error {
+func (r *device) fail(op string, err error) error {
 	return fmt.Errorf("%s: %s: %w", r.label, op, err)
 }
 
 // output runs a short command and returns its stdout; a non-zero exit is an error with its stderr.
-func (r *remote) output(ctx context.Context, command string, stdin io.Reader) ([]byte, error) {
+func (r *device) output(ctx context.Context, command string, stdin io.Reader) ([]byte, error) {
 	var stdout bytes.Buffer
 	if err := execOK(ctx, r.tr, command, stdin, &stdout); err != nil {
 		return nil, err
@@ -156,7 +182,7 @@ func brief(command string) string {
 
 // runDir makes the run's directory on first use, after removing what earlier runs that lost their connection left
 // on this device.
-func (r *remote) runDir(ctx context.Context) (string, error) {
+func (r *device) runDir(ctx context.Context) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.dir != "" {
@@ -191,8 +217,12 @@ func lastLine(out []byte) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
-// Push implements Target: the binary goes into the run's directory, mode 0755.
-func (r *remote) Push(ctx context.Context, local string) (string, error) {
+// Push implements Target: the binary goes into the run's directory, mode 0755; on this machine it runs where it was
+// built.
+func (r *device) Push(ctx context.Context, local string) (string, error) {
+	if r.host {
+		return local, nil
+	}
 	dir, err := r.runDir(ctx)
 	if err != nil {
 		return "", err
@@ -217,7 +247,7 @@ func (r *remote) Push(ctx context.Context, local string) (string, error) {
 }
 
 // Pull implements Target.
-func (r *remote) Pull(ctx context.Context, remote, local string) error {
+func (r *device) Pull(ctx context.Context, remote, local string) error {
 	f, err := os.Create(local)
 	if err != nil {
 		return err
@@ -233,10 +263,11 @@ func (r *remote) Pull(ctx context.Context, remote, local string) error {
 	return nil
 }
 
-// Run implements Target. The program runs in the run's directory under the run prefix. When ctx ends it is killed
-// on the device through a command of its own (dropping the stream leaves it running on most devices), and its
-// stream, which then ends, is read to the end; a stream that does not end is dropped after a short wait.
-func (r *remote) Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error {
+// Run implements Target. The program runs in the background (background), under the run prefix. When ctx ends it is
+// killed on the device through a command of its own, the kill script (dropping the stream leaves it running on most
+// devices), and its stream, which then ends, is read to the end; a stream that does not end is dropped after a short
+// wait.
+func (r *device) Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error {
 	dir, err := r.runDir(ctx)
 	if err != nil {
 		return err
@@ -254,7 +285,7 @@ func (r *remote) Run(ctx context.Context, program string, args []string, stdout,
 			drop()
 		}
 	})
-	status, err := r.tr.exec(stream, runScript(dir, pidFile, r.prefix, program, args), nil, stdout, stderr)
+	err = r.background(stream, dir, pidFile, program, args, stdout, stderr)
 	if !stop() {
 		drop()
 		<-killed
@@ -262,14 +293,33 @@ func (r *remote) Run(ctx context.Context, program string, args []string, stdout,
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: %s: %w", r.label, path.Base(program), ctx.Err())
 	}
+	var exit *ExitError
+	var notStarted *startError
+	switch {
+	case err == nil || errors.As(err, &exit):
+		return err
+	case errors.As(err, &notStarted):
+		return fmt.Errorf("%s: starting %s: %w", r.label, program, notStarted.err)
+	}
+	return r.fail("connection lost while running "+path.Base(program), err)
+}
+
+// background runs the program with args under the run prefix, in a process group of its own whose leader's pid goes
+// to pidFile, and returns when it ends (as starter's start does): through the transport's start where it has one,
+// else with runScript in the device's shell, in the run's directory dir.
+func (r *device) background(ctx context.Context, dir, pidFile, program string, args []string, stdout, stderr io.Writer) error {
+	if s, ok := r.tr.(starter); ok {
+		return s.start(ctx, pidFile, slices.Concat(r.prefix, []string{program}, args), stdout, stderr)
+	}
+	status, err := r.tr.exec(ctx, runScript(dir, pidFile, r.prefix, program, args), nil, stdout, stderr)
 	if err != nil {
-		return r.fail("connection lost while running "+path.Base(program), err)
+		return err
 	}
 	return exitStatus(status)
 }
 
 // kill stops a cancelled run's program on the device, within its own bound: the run's context is over.
-func (r *remote) kill(pidFile string) {
+func (r *device) kill(pidFile string) {
 	err := within(context.Background(), killOp, "the kill script", func(ctx context.Context) error {
 		_, err := r.output(ctx, killScript(pidFile), nil)
 		return err
@@ -280,7 +330,7 @@ func (r *remote) kill(pidFile string) {
 }
 
 // Device implements Target: the kind's probe, run by the device's shell.
-func (r *remote) Device(ctx context.Context) (artifact.Device, error) {
+func (r *device) Device(ctx context.Context) (artifact.Device, error) {
 	var out []byte
 	script := withSysfs(r.probe.script, r.cpus.sysfs)
 	err := within(ctx, shortOp, "the probe", func(ctx context.Context) (err error) {
@@ -312,7 +362,7 @@ func (r *remote) Device(ctx context.Context) (artifact.Device, error) {
 }
 
 // cleanup removes the run's directory; one that cannot be removed is named, and the next connection removes it.
-func (r *remote) cleanup() error {
+func (r *device) cleanup() error {
 	r.mu.Lock()
 	dir, record := r.dir, r.record
 	r.dir, r.record = "", ""
@@ -329,7 +379,7 @@ func (r *remote) cleanup() error {
 }
 
 // remove deletes a run directory on the device, within its bound.
-func (r *remote) remove(ctx context.Context, dir string) error {
+func (r *device) remove(ctx context.Context, dir string) error {
 	if !strings.HasPrefix(path.Base(dir), runDirPrefix) {
 		return fmt.Errorf("%s is not a run directory", dir) // never rm -rf anything else
 	}
@@ -340,7 +390,7 @@ func (r *remote) remove(ctx context.Context, dir string) error {
 }
 
 // Close implements Target: it removes the run's directory and disconnects.
-func (r *remote) Close() error {
+func (r *device) Close() error {
 	r.mu.Lock()
 	closed := r.closed
 	r.closed = true
