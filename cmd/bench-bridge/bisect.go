@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/bench-bridge/bench-bridge/analysis"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/bench-bridge/bench-bridge/analysis"
+	"github.com/bench-bridge/bench-bridge/session"
 
 	"github.com/spf13/cobra"
 
@@ -106,16 +108,46 @@ type measured struct {
 }
 
 func bisectRun(o *bisectOptions) error {
-	cfg, err := o.Config(o.ConfigFile)
+	bs, err := newBisector(o)
 	if err != nil {
 		return err
 	}
+	bad, commits, err := bs.commits()
+	if err != nil {
+		return err
+	}
+	t, err := o.OpenTarget(o.ctx, o.Target, bs.cfg.Specs(), o.Device)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	bs.t = t
+	if bs.dir = o.Measure.out; bs.dir == "" {
+		bs.dir = filepath.Join(DefaultOutDir, "bisect-"+t.Name())
+	}
+	fmt.Fprintf(o.IO.Out, "bisect %s: %s by %s, slower than GOOD %s (%s) by more than %s; %d commits up to BAD %s, about %d steps\n",
+		bs.name, bs.caseN, o.Measure.record, bs.good.Short(), bs.good.Subject, pct(bs.threshold()), len(commits), bad.Short(), steps(len(commits)))
+	if o.Measure.record == recordInstructions {
+		if bs.goodIPO, err = bs.instructions(bs.good, "good"); err != nil {
+			return fmt.Errorf("GOOD %s: %w", o.Good, err)
+		}
+	}
+	return bs.search(bad, commits)
+}
+
+// newBisector checks bisect's flags against the config, before anything is built: one bridge of the config, one
+// case, the rounds and the threshold.
+func newBisector(o *bisectOptions) (*bisector, error) {
+	cfg, err := o.Config(o.ConfigFile)
+	if err != nil {
+		return nil, err
+	}
 	if o.Build.bridge == "" || strings.Contains(o.Build.bridge, "@") {
-		return fmt.Errorf("--bridge NAME: bisect needs a bridge of the config (without @REV: GOOD and BAD are the revisions)")
+		return nil, fmt.Errorf("--bridge NAME: bisect needs a bridge of the config (without @REV: GOOD and BAD are the revisions)")
 	}
 	names := strings.Split(o.Measure.cases, ",")
 	if len(names) != 1 || names[0] == "" || strings.HasPrefix(names[0], "ref_js_loop") {
-		return fmt.Errorf("--cases %q: bisect follows one case (not ref_js_loop), like --cases script_to_host_scalar", o.Measure.cases)
+		return nil, fmt.Errorf("--cases %q: bisect follows one case (not ref_js_loop), like --cases script_to_host_scalar", o.Measure.cases)
 	}
 	switch {
 	case o.Measure.record == recordInstructions:
@@ -128,16 +160,16 @@ func bisectRun(o *bisectOptions) error {
 	}
 	if o.Measure.record != recordInstructions {
 		if o.Budget, o.Measure.runs, err = roundsOf(o.Budget, o.budgetSet, o.Measure.runs, o.runsSet); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	bs := &bisector{o: o, cfg: cfg, name: o.Build.bridge, caseN: names[0], log: o.IO.ErrOut}
 	if bs.gopts, err = gateThresholds(cfg, thresholdFlags{}); err != nil {
-		return err
+		return nil, err
 	}
 	switch {
 	case o.Threshold < 0 || o.Threshold != o.Threshold || o.Threshold > 10:
-		return fmt.Errorf("--threshold %v: want a share between 0 and 10, like 0.05", o.Threshold)
+		return nil, fmt.Errorf("--threshold %v: want a share between 0 and 10, like 0.05", o.Threshold)
 	case o.Threshold > 0:
 		bs.gopts.MinEffect, bs.gopts.InstructionsThreshold = o.Threshold, o.Threshold
 	}
@@ -145,78 +177,54 @@ func bisectRun(o *bisectOptions) error {
 		warnTooFewRounds(o.IO.ErrOut, o.Measure.runs, o.Budget > 0, bs.gopts)
 	}
 	// Check the bridge, the case and the flags before anything is built.
-	if _, err := bs.plan(build.Revision{Commit: "HEAD"}, ""); err != nil {
-		return err
+	_, err = bs.plan(build.Revision{Commit: "HEAD"}, "")
+	return bs, err
+}
+
+// threshold is the least relative slowdown that counts, for the metric.
+func (bs *bisector) threshold() float64 {
+	if bs.o.Measure.record == recordInstructions {
+		return bs.gopts.InstructionsThreshold
 	}
-	dir := cfg.Dir()
+	return bs.gopts.MinEffect
+}
+
+// commits resolves GOOD (into bs.good) and BAD, and lists the commits after GOOD up to BAD, first parents only.
+func (bs *bisector) commits() (bad build.Revision, commits []string, err error) {
+	o, dir := bs.o, bs.cfg.Dir()
 	if bs.good, err = build.ResolveRevision(o.ctx, dir, o.Good); err != nil {
-		return fmt.Errorf("GOOD %s: %w", o.Good, err)
+		return bad, nil, fmt.Errorf("GOOD %s: %w", o.Good, err)
 	}
-	bad, err := build.ResolveRevision(o.ctx, dir, o.Bad)
-	if err != nil {
-		return fmt.Errorf("BAD %s: %w", o.Bad, err)
+	if bad, err = build.ResolveRevision(o.ctx, dir, o.Bad); err != nil {
+		return bad, nil, fmt.Errorf("BAD %s: %w", o.Bad, err)
 	}
 	if _, err := build.Git(o.ctx, dir, "merge-base", "--is-ancestor", bs.good.Commit, bad.Commit); err != nil {
-		return fmt.Errorf("GOOD %s (%s) is not an ancestor of BAD %s (%s)", o.Good, bs.good.Short(), o.Bad, bad.Short())
+		return bad, nil, fmt.Errorf("GOOD %s (%s) is not an ancestor of BAD %s (%s)", o.Good, bs.good.Short(), o.Bad, bad.Short())
 	}
 	list, err := build.Git(o.ctx, dir, "rev-list", "--reverse", "--first-parent", bs.good.Commit+".."+bad.Commit)
 	if err != nil {
-		return err
+		return bad, nil, err
 	}
-	commits := strings.Fields(list)
-	if len(commits) == 0 {
-		return fmt.Errorf("no commits after GOOD %s up to BAD %s: they are the same commit", o.Good, o.Bad)
+	if commits = strings.Fields(list); len(commits) == 0 {
+		return bad, nil, fmt.Errorf("no commits after GOOD %s up to BAD %s: they are the same commit", o.Good, o.Bad)
 	}
-	t, err := o.OpenTarget(o.ctx, o.Target, cfg.Specs(), o.Device)
-	if err != nil {
-		return err
-	}
-	defer t.Close()
-	bs.t = t
-	if bs.dir = o.Measure.out; bs.dir == "" {
-		bs.dir = filepath.Join(DefaultOutDir, "bisect-"+t.Name())
-	}
-	metric, threshold := o.Measure.record, bs.gopts.MinEffect
-	if metric == "instructions" {
-		threshold = bs.gopts.InstructionsThreshold
-	}
-	w := o.IO.Out
-	fmt.Fprintf(w, "bisect %s: %s by %s, slower than GOOD %s (%s) by more than %s; %d commits up to BAD %s, about %d steps\n",
-		bs.name, bs.caseN, metric, bs.good.Short(), bs.good.Subject, pct(threshold), len(commits), bad.Short(), steps(len(commits)))
-	if metric == "instructions" {
-		if bs.goodIPO, err = bs.instructions(bs.good, "good"); err != nil {
-			return fmt.Errorf("GOOD %s: %w", o.Good, err)
-		}
-	}
+	return bad, commits, nil
+}
+
+// search finds the first of commits slower than GOOD, measuring one commit a step, and says what it found.
+func (bs *bisector) search(bad build.Revision, commits []string) error {
+	o, w := bs.o, bs.o.IO.Out
 	revs := make([]build.Revision, len(commits))
 	results := map[int]measured{}
 	test := func(i int) (bisect.Outcome, error) {
-		rev, err := build.ResolveRevision(o.ctx, dir, commits[i])
+		rev, err := build.ResolveRevision(o.ctx, bs.cfg.Dir(), commits[i])
 		if err != nil {
 			return 0, err
 		}
 		revs[i] = rev
-		m, err := bs.measure(rev, fmt.Sprintf("step-%02d", len(results)+1))
-		var noBuild *build.RevisionBuildError
-		switch {
-		case errors.As(err, &noBuild):
-			fmt.Fprintf(w, "step: %s %s: does not build: skipped\n", rev.Short(), rev.Subject)
-			results[i] = measured{}
-			return bisect.Skip, nil
-		case err != nil:
-			return 0, fmt.Errorf("commit %s: %w", rev.Short(), err)
-		}
+		m, out, err := bs.step(rev, fmt.Sprintf("step-%02d", len(results)+1))
 		results[i] = m
-		if m.untold != "" { // neither good nor bad: a step that cannot tell is no evidence either way
-			fmt.Fprintf(w, "step: %s %s: could not tell (%s): skipped\n", rev.Short(), rev.Subject, m.untold)
-			return bisect.Skip, nil
-		}
-		out := bisect.Good
-		if (metric == "instructions" && m.change > threshold) || m.regressed {
-			out = bisect.Bad
-		}
-		fmt.Fprintf(w, "step: %s %s: %s: %s\n", rev.Short(), rev.Subject, bs.describe(m), out)
-		return out, nil
+		return out, err
 	}
 	r, err := bisect.Search(len(commits), test)
 	if err != nil {
@@ -235,7 +243,7 @@ func bisectRun(o *bisectOptions) error {
 		} else if out == bisect.Skip {
 			return fmt.Errorf("BAD %s (%s) could not be told from GOOD %s (%s): no commit to find", o.Bad, bad.Short(), o.Good, results[r.First].untold)
 		} else if out != bisect.Bad {
-			return fmt.Errorf("BAD %s (%s) is not slower than GOOD %s by more than %s: no commit to find", o.Bad, bad.Short(), o.Good, pct(threshold))
+			return fmt.Errorf("BAD %s (%s) is not slower than GOOD %s by more than %s: no commit to find", o.Bad, bad.Short(), o.Good, pct(bs.threshold()))
 		}
 	}
 	c, m := revs[r.First], results[r.First]
@@ -250,6 +258,30 @@ func bisectRun(o *bisectOptions) error {
 	return nil
 }
 
+// step measures rev against GOOD and says whether it is slower: bad, good, or skipped when it does not build or its
+// test could not tell.
+func (bs *bisector) step(rev build.Revision, name string) (measured, bisect.Outcome, error) {
+	w := bs.o.IO.Out
+	m, err := bs.measure(rev, name)
+	var noBuild *build.RevisionBuildError
+	switch {
+	case errors.As(err, &noBuild):
+		fmt.Fprintf(w, "step: %s %s: does not build: skipped\n", rev.Short(), rev.Subject)
+		return measured{}, bisect.Skip, nil
+	case err != nil:
+		return m, 0, fmt.Errorf("commit %s: %w", rev.Short(), err)
+	case m.untold != "": // neither good nor bad: a step that cannot tell is no evidence either way
+		fmt.Fprintf(w, "step: %s %s: could not tell (%s): skipped\n", rev.Short(), rev.Subject, m.untold)
+		return m, bisect.Skip, nil
+	}
+	out := bisect.Good
+	if (bs.o.Measure.record == recordInstructions && m.change > bs.threshold()) || m.regressed {
+		out = bisect.Bad
+	}
+	fmt.Fprintf(w, "step: %s %s: %s: %s\n", rev.Short(), rev.Subject, bs.describe(m), out)
+	return m, out, nil
+}
+
 // steps is how many steps a search of n commits takes: the tests of a binary search over n-1 untested commits.
 func steps(n int) int {
 	s := 0
@@ -260,11 +292,11 @@ func steps(n int) int {
 }
 
 // plan is the plan of the bridge at rev, its artifact at out.
-func (bs *bisector) plan(rev build.Revision, out string) (plan, error) {
+func (bs *bisector) plan(rev build.Revision, out string) (session.Plan, error) {
 	b, m := bs.o.Build, bs.o.Measure
 	b.bridge, m.out = bs.name+"@"+rev.Commit, out
 	p, err := newPlan(artifact.ProgramBridge, b, m, bs.cfg)
-	p.builder = bs.o.Builder
+	p.Builder = bs.o.Builder
 	return p, err
 }
 
@@ -280,22 +312,20 @@ func (bs *bisector) measure(rev build.Revision, step string) (measured, error) {
 		if err != nil {
 			return measured{}, err
 		}
-		jobs = append(jobs, p.job(bs.t, bs.log))
+		jobs = append(jobs, p.Job(bs.t, bs.log))
 	}
 	gopts := bs.gopts
-	var stop []func(int, func() []*artifact.Artifact) bool
-	var seq *sequential
+	var seq *session.Sequential
 	if bs.o.Budget > 0 {
-		seq = &sequential{opts: gopts, budget: bs.o.Budget}
-		stop = append(stop, seq.stop)
+		seq = session.NewSequential(gopts, bs.o.Budget)
 	}
-	arts, files, err := runSession(bs.o.ctx, jobs, bs.log, stop...)
+	arts, files, err := session.Run(bs.o.ctx, jobs, bs.log, seq)
 	if err != nil {
 		return measured{}, err
 	}
 	if seq != nil {
-		gopts = seq.judged()
-		fmt.Fprintln(bs.log, seq.note())
+		gopts = seq.Judged()
+		fmt.Fprintln(bs.log, seq.Note().Text)
 	}
 	res, err := analysis.JudgePaired(arts[0], arts[1], files[0], files[1], gopts)
 	if err != nil {
@@ -324,7 +354,7 @@ func (bs *bisector) instructions(rev build.Revision, step string) (float64, erro
 	if err != nil {
 		return 0, err
 	}
-	arts, files, err := runSession(bs.o.ctx, []*runner.Job{p.job(bs.t, bs.log)}, bs.log)
+	arts, files, err := session.Run(bs.o.ctx, []*runner.Job{p.Job(bs.t, bs.log)}, bs.log, nil)
 	if err != nil {
 		return 0, err
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 	"github.com/bench-bridge/bench-bridge/runner"
+	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/stats"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
@@ -370,14 +371,14 @@ func TestGateConfirmCleansUpWhenTheBuildFails(t *testing.T) {
 	}
 	ft := &fakeTarget{name: "fake-a"}
 	fs := newFakes(false, false, ft)
-	o := &gateOptions{IO: fs.factory.IO, OpenTarget: fs.factory.OpenTarget, ctx: context.Background(), ConfigFile: cfg}
 	c, err := config.Load(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := &artifact.Artifact{Target: "fake-a", Program: artifact.ProgramBridge, Codec: "gone"}
 	pair := analysis.Pair{Baseline: analysis.Loaded{File: "base.json", Artifact: a}, Current: analysis.Loaded{File: "cur.json", Artifact: a}}
-	err = confirmResult(o, c, &analysis.Result{}, pair, analysis.Options{Metric: analysis.Time})
+	rerun := session.Rerun{Open: fs.factory.OpenTarget, Config: c, Log: fs.factory.IO.ErrOut}
+	err = rerun.Confirm(context.Background(), &analysis.Result{}, pair, analysis.Options{Metric: analysis.Time})
 	if err == nil || !strings.Contains(err.Error(), "no binary at") {
 		t.Errorf("confirm of a bridge without its binary: %v", err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/reports"
 	"github.com/bench-bridge/bench-bridge/runner"
+	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/stats"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
@@ -220,9 +221,9 @@ func splitProgram(arg string) (name, rev, opts string) {
 func (p compareArg) fileName(i int, target string) string {
 	codec := p.codec
 	if p.bridge != "" {
-		codec = fileRev(p.bridge)
+		codec = session.FileRev(p.bridge)
 	}
-	name := strings.TrimSuffix(defaultName(target, p.kind, codec, ""), ".json")
+	name := strings.TrimSuffix(session.DefaultName(target, p.kind, codec, ""), ".json")
 	if p.slowdown > 0 {
 		name += "-slowdown" + strconv.FormatFloat(p.slowdown, 'g', -1, 64)
 	}
@@ -245,18 +246,9 @@ func compareRun(o *compareOptions) error {
 		return err
 	}
 	warnTooFewRounds(o.IO.ErrOut, o.Measure.runs, o.Budget > 0, gopts)
-	specs := make([]compareArg, len(o.Programs))
-	plans := make([]plan, len(o.Programs))
-	for i, a := range o.Programs {
-		if specs[i], err = parseCompareArg(a, cfg); err != nil {
-			return err
-		}
-		b, m := o.Build, o.Measure
-		b.codec, b.bridge, m.slowdown = specs[i].codec, specs[i].bridge, specs[i].slowdown
-		if plans[i], err = newPlan(specs[i].kind, b, m, cfg); err != nil {
-			return err
-		}
-		plans[i].builder = o.Builder
+	specs, plans, err := o.plans(cfg)
+	if err != nil {
+		return err
 	}
 	disp := newDisplay(o.IO.ErrOut, o.IO.IsStderrTTY(), o.IO.ColorEnabled(), o.Measure.quiet, o.Measure.verbose)
 	dev := o.Device
@@ -266,36 +258,24 @@ func compareRun(o *compareOptions) error {
 		return err
 	}
 	defer t.Close()
-	dir := o.Measure.out
-	if dir == "" {
-		dir = filepath.Join(DefaultOutDir, "compare-"+t.Name())
+	var seq *session.Sequential
+	if o.Budget > 0 {
+		seq = session.NewSequential(gopts, o.Budget)
 	}
-	jobs := make([]*runner.Job, len(plans))
-	for i, p := range plans {
-		p.out = filepath.Join(dir, specs[i].fileName(i, t.Name()))
-		jobs[i] = p.job(t, disp)
-		label := fmt.Sprintf("%c %s", 'a'+i, strings.TrimSuffix(filepath.Base(p.out)[2:], ".json"))
-		jobs[i].Options.OnEvent = disp.track(label, jobs[i].Options.Runs*len(jobs[i].Options.Cases))
-	}
-	held, release, err := holdDevice(o.Measure.wait, disp)(o.ctx, t)
+	jobs := o.jobs(t, specs, plans, disp)
+	held, release, err := session.Hold(o.Measure.wait, disp)(o.ctx, t)
 	if err != nil {
 		return err
 	}
-	var seq *sequential
-	var stop []func(int, func() []*artifact.Artifact) bool
-	if o.Budget > 0 {
-		seq = &sequential{opts: gopts, budget: o.Budget}
-		stop = append(stop, seq.stop)
-	}
-	arts, files, runErr := runSession(held, jobs, disp, stop...)
+	arts, files, runErr := session.Run(held, jobs, disp, seq)
 	runErr = errors.Join(runErr, release())
 	if len(arts) == 0 {
 		return runErr
 	}
 	var notes []analysis.Warning
 	if seq != nil {
-		gopts = seq.judged() // the last look's alpha, so that the error rates hold at every look
-		notes = append(notes, analysis.Warning{Kind: analysis.Sequential, Text: seq.note()})
+		gopts = seq.Judged() // the last look's alpha, so that the error rates hold at every look
+		notes = append(notes, seq.Note())
 	}
 	if len(arts) < len(jobs) {
 		// A program's artifact is missing: there is nothing to pair it with.
@@ -313,6 +293,42 @@ func compareRun(o *compareOptions) error {
 		return gateOutcome(report)
 	}
 	return nil
+}
+
+// plans are the programs of the compare, each with its plan.
+func (o *compareOptions) plans(cfg *config.Config) ([]compareArg, []session.Plan, error) {
+	specs := make([]compareArg, len(o.Programs))
+	plans := make([]session.Plan, len(o.Programs))
+	for i, a := range o.Programs {
+		var err error
+		if specs[i], err = parseCompareArg(a, cfg); err != nil {
+			return nil, nil, err
+		}
+		b, m := o.Build, o.Measure
+		b.codec, b.bridge, m.slowdown = specs[i].codec, specs[i].bridge, specs[i].slowdown
+		if plans[i], err = newPlan(specs[i].kind, b, m, cfg); err != nil {
+			return nil, nil, err
+		}
+		plans[i].Builder = o.Builder
+	}
+	return specs, plans, nil
+}
+
+// jobs are the plans' jobs on t, each artifact named for its program (a-..., b-...) in --out or its default, each
+// tracked on disp.
+func (o *compareOptions) jobs(t targets.Target, specs []compareArg, plans []session.Plan, disp *display) []*runner.Job {
+	dir := o.Measure.out
+	if dir == "" {
+		dir = filepath.Join(DefaultOutDir, "compare-"+t.Name())
+	}
+	jobs := make([]*runner.Job, len(plans))
+	for i, p := range plans {
+		p.Out = filepath.Join(dir, specs[i].fileName(i, t.Name()))
+		jobs[i] = p.Job(t, disp)
+		label := fmt.Sprintf("%c %s", 'a'+i, strings.TrimSuffix(filepath.Base(p.Out)[2:], ".json"))
+		jobs[i].Options.OnEvent = disp.track(label, jobs[i].Options.Runs*len(jobs[i].Options.Cases))
+	}
+	return jobs
 }
 
 // showSession shows what compare measured in one session: the table of its artifacts, the paired comparisons of
@@ -343,27 +359,6 @@ func warnTooFewRounds(w io.Writer, rounds int, sequential bool, o analysis.Optio
 	if why := analysis.TooFewRounds(rounds, sequential, o); why != "" {
 		fmt.Fprintf(w, "bench-bridge: warning: %s\n", why)
 	}
-}
-
-// runSession measures jobs in one session and returns the artifacts it wrote, with their files, and its error. stop,
-// when given, may end the rounds early (runner.Session's Stop).
-func runSession(ctx context.Context, jobs []*runner.Job, log io.Writer, stop ...func(int, func() []*artifact.Artifact) bool) ([]*artifact.Artifact, []string, error) {
-	s, err := runner.NewSession(jobs, log)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(stop) > 0 {
-		s.Stop = stop[0]
-	}
-	results, err := s.Run(ctx)
-	var arts []*artifact.Artifact
-	var files []string
-	for _, r := range results {
-		if r.Artifact != nil {
-			arts, files = append(arts, r.Artifact), append(files, r.File)
-		}
-	}
-	return arts, files, err
 }
 
 // configThresholds loads the command's config (file, through load) and its gate thresholds (gateThresholds).

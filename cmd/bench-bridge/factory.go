@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"os"
 	"strconv"
@@ -9,9 +8,8 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/config"
-	"github.com/bench-bridge/bench-bridge/runner"
+	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -71,10 +69,13 @@ func isTerminal(w io.Writer) bool {
 }
 
 // openFunc opens a target by name; whoever opens a target closes it.
-type openFunc func(ctx context.Context, name string, specs map[string]targets.Spec, o targets.Overrides) (targets.Target, error)
+type openFunc = session.OpenFunc
 
 // buildFunc makes a job's program; nil builds it for real (runner.Job.Build).
-type buildFunc func(context.Context, *runner.Job) (*build.Program, error)
+type buildFunc = session.BuildFunc
+
+// listADBFunc lists the devices of the adb server that the overrides name.
+type listADBFunc = session.ListADBFunc
 
 // configFunc is the config at a path ("" for the default one): Factory.Config, which every command's options hold.
 type configFunc func(path string) (*config.Config, error)

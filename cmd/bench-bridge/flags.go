@@ -14,6 +14,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/runner"
+	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -64,9 +65,9 @@ func (b *buildFlags) changed(f *pflag.FlagSet) {
 	b.quickjsSrcSet, b.codecSet = f.Changed("quickjs-src"), f.Changed("codec")
 }
 
-// The words of the command layer, each with one meaning: a program's kind is bridge or floor (plan.kind,
+// The words of the command layer, each with one meaning: a program's kind is bridge or floor (session.Plan.Kind,
 // runner.Job.Kind, artifact.Program, profile's --program); a program is what is built and run (build.Program); a
-// build spec is what the build flags resolve to (buildSpec); a compare argument names one program of a compare
+// session.Program is what the build flags resolve to; a compare argument names one program of a compare
 // (compareArg). A measuring command's --metric says what the run records (recordTimes, recordInstructions), a
 // gate's --metric what it judges (gate.Metrics).
 
@@ -76,19 +77,11 @@ const (
 	recordInstructions = "instructions"
 )
 
-// buildSpec is what the build flags resolve to with the config: a value of its own per job, never shared.
-type buildSpec struct {
-	codec      string // the reference bridge's codec, or the user bridge's name
-	user       *runner.UserBridge
-	quickjsSrc string
-	defines    []string
-}
-
-// resolve checks the build flags against the config.
-func (b buildFlags) resolve(cfg *config.Config) (buildSpec, error) {
-	p := buildSpec{codec: b.codec, quickjsSrc: b.quickjsSrc, defines: slices.Clone(b.defines)}
+// resolve checks the build flags against the config: the program every job of the command builds.
+func (b buildFlags) resolve(cfg *config.Config) (session.Program, error) {
+	p := session.Program{Codec: b.codec, QuickJSSrc: b.quickjsSrc, Defines: slices.Clone(b.defines)}
 	if !b.quickjsSrcSet && cfg.QuickJS.Src != "" {
-		p.quickjsSrc = cfg.Resolve(cfg.QuickJS.Src)
+		p.QuickJSSrc = cfg.Resolve(cfg.QuickJS.Src)
 	}
 	if b.bridge == "" {
 		return p, nil
@@ -97,12 +90,12 @@ func (b buildFlags) resolve(cfg *config.Config) (buildSpec, error) {
 	if rev == "" && name != b.bridge {
 		return p, fmt.Errorf("--bridge %s: no revision after @ (want NAME@REV: a commit, tag, branch or %sBRANCH)", b.bridge, build.MergeBasePrefix)
 	}
-	ub, err := cfg.Bridge(name)
-	if err != nil {
+	if _, err := cfg.Bridge(name); err != nil {
 		return p, err
 	}
-	if rev != "" && ub.Build == "" {
-		return p, fmt.Errorf("--bridge %s: bridges.%s has no build command, so there is nothing to build at %s (add build = \"...\")", b.bridge, name, rev)
+	user, err := session.Bridge(cfg, name, rev)
+	if err != nil {
+		return p, fmt.Errorf("--bridge %s: %w", b.bridge, err)
 	}
 	if b.codecSet {
 		return p, fmt.Errorf("--codec %s and --bridge %s: --codec picks the reference bridge's codec; a bridge of yours has its own", b.codec, b.bridge)
@@ -110,7 +103,7 @@ func (b buildFlags) resolve(cfg *config.Config) (buildSpec, error) {
 	if len(b.defines) > 0 {
 		return p, fmt.Errorf("--define applies to the reference bridge and the floor, not to --bridge %s (its build command sets its flags)", b.bridge)
 	}
-	p.codec, p.user = name, &runner.UserBridge{Name: name, Dir: cfg.Dir(), Build: ub.Build, Binary: ub.Binary, Rev: rev}
+	p.Codec, p.User = name, user
 	return p, nil
 }
 
@@ -119,11 +112,6 @@ func (b buildFlags) resolve(cfg *config.Config) (buildSpec, error) {
 func splitRev(arg string) (name, rev string) {
 	name, rev, _ = strings.Cut(arg, "@")
 	return name, rev
-}
-
-// fileRev is a revision as it can stand in a file name: origin/main -> origin-main.
-func fileRev(rev string) string {
-	return strings.NewReplacer("/", "-", ":", "-", "~", "-", "^", "-", " ", "-").Replace(rev)
 }
 
 // measureFlags are the flags of a measuring command: what to run and how long, where the artifact goes, what the
@@ -232,7 +220,7 @@ func validCPU(cpu string) bool {
 }
 
 // targetPlaceholder in --out is replaced by each target's name.
-const targetPlaceholder = "{target}"
+const targetPlaceholder = session.TargetPlaceholder
 
 // checkOut refuses an --out that several targets would all write to.
 func checkOut(out string, targetNames []string) error {

@@ -2,27 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/bench-bridge/bench-bridge/analysis"
-	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/build"
-	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/config"
-	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/gate"
-	"github.com/bench-bridge/bench-bridge/runner"
+	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/stats"
-	"github.com/bench-bridge/bench-bridge/targets"
 )
 
 // Exit statuses of gate and compare --gate: 0 when nothing regressed, exitRegressed on a regression, exitUnjudged
@@ -181,7 +171,7 @@ func gateRun(o *gateOptions) error {
 			return err
 		}
 		if o.Confirm && len(res.Flagged()) > 0 {
-			if err := confirmResult(o, cfg, res, p, opts); err != nil {
+			if err := (session.Rerun{Open: o.OpenTarget, Config: cfg, Builder: o.Builder, Log: o.IO.ErrOut}).Confirm(o.ctx, res, p, opts); err != nil {
 				return fmt.Errorf("--confirm: %w", err)
 			}
 		}
@@ -191,109 +181,4 @@ func gateRun(o *gateOptions) error {
 		return err
 	}
 	return gateOutcome(report)
-}
-
-// confirmResult reruns the flagged cases of res and keeps only the regressions the rerun shows too. When the
-// baseline's program can still be built (this tree builds the very binary the baseline measured), the rerun is a
-// session of both programs, their processes alternating, judged by the paired test; otherwise the current program
-// reruns alone and is compared with the baseline as before. The rerun's artifacts go to a temporary directory that
-// is removed, and the target it opens is closed, on every path. The rerun holds the device's lease, waiting until
-// no other run holds it.
-func confirmResult(o *gateOptions, cfg *config.Config, res *analysis.Result, p analysis.Pair, opts analysis.Options) (err error) {
-	if opts.Metric != analysis.Time {
-		what := map[string]string{analysis.Instructions: "instruction", analysis.Allocations: "allocation"}[opts.Metric]
-		res.Notes = append(res.Notes, analysis.Warning{Kind: analysis.Confirmation, Text: "--confirm: " + what + " counts repeat exactly, there is nothing to rerun"})
-		return nil
-	}
-	ctx, stderr := o.ctx, o.IO.ErrOut
-	base, cur := p.Baseline.Artifact, p.Current.Artifact
-	dir, err := os.MkdirTemp("", "bench-bridge-confirm-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	t, err := o.OpenTarget(ctx, cur.Target, cfg.Specs(), targets.Overrides{Log: stderr})
-	if err != nil {
-		return err
-	}
-	defer t.Close()
-	ctx, release, err := holdDevice(0, stderr)(ctx, t)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, release()) }()
-	names := append([]string{cases.RefCase}, res.Flagged()...)
-	curJob, err := rerunJob(o, cfg, t, cur, names, filepath.Join(dir, "b-"+filepath.Base(p.Current.File)))
-	if err != nil {
-		return err
-	}
-	baseJob, err := rerunJob(o, cfg, t, base, names, filepath.Join(dir, "a-"+filepath.Base(p.Baseline.File)))
-	if err != nil {
-		return err
-	}
-	if why := buildableBaseline(ctx, baseJob, base); why != "" {
-		res.Notes = append(res.Notes, analysis.Warning{Kind: analysis.Confirmation, Text: "--confirm: " + why + ": the current program reran alone"})
-		fmt.Fprintf(stderr, "gate: %s: rerunning %s to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
-		arts, _, err := runSession(ctx, []*runner.Job{curJob}, stderr)
-		if err != nil {
-			return err
-		}
-		analysis.Confirm(res, base, arts[0], "the current program alone (its artifact not kept)", opts)
-		return nil
-	}
-	fmt.Fprintf(stderr, "gate: %s: rerunning %s beside the baseline's program to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
-	arts, files, err := runSession(ctx, []*runner.Job{baseJob, curJob}, stderr)
-	if err != nil {
-		return err
-	}
-	paired, err := analysis.JudgePaired(arts[0], arts[1], files[0], files[1], opts)
-	if err != nil {
-		return err
-	}
-	analysis.ConfirmPaired(res, paired, "beside the baseline's program, in one session (its artifacts not kept)")
-	return nil
-}
-
-// buildableBaseline says why the baseline's program cannot run beside the current one, or "" when it can: this tree
-// must build the binary the baseline measured.
-func buildableBaseline(ctx context.Context, job *runner.Job, base *artifact.Artifact) string {
-	if base.Settings.BinarySHA256 == "" {
-		return "the baseline does not record its binary"
-	}
-	sum, err := job.BinarySHA256(ctx)
-	if err != nil {
-		return fmt.Sprintf("the baseline's program does not build (%v)", err)
-	}
-	if sum != base.Settings.BinarySHA256 {
-		return "this tree builds another binary than the baseline's"
-	}
-	return ""
-}
-
-// rerunJob is a job on t that measures names with the program, build options and settings a was made with: the
-// plan its build flags would have made (buildFlags.resolve), as every measuring command makes its jobs.
-func rerunJob(o *gateOptions, cfg *config.Config, t targets.Target, a *artifact.Artifact, names []string, out string) (*runner.Job, error) {
-	b := buildFlags{codec: a.Codec, defines: a.Settings.Defines}
-	if _, declared := cfg.Bridges[a.Codec]; declared && a.Program == artifact.ProgramBridge && !slices.Contains(build.Codecs, a.Codec) {
-		b.codec, b.bridge = "", a.Codec // a bridge with problems in the config stops only this
-		if a.Settings.Commit != "" {
-			b.bridge += "@" + a.Settings.Commit // a baseline built at a commit (NAME@REV) is built at that commit again
-		}
-	}
-	prog, err := b.resolve(cfg)
-	if err != nil {
-		return nil, err
-	}
-	opts := runner.DefaultOptions()
-	opts.Cases = names
-	if s := a.Settings; s.Samples > 0 && s.MinTimeNs > 0 {
-		opts.Samples, opts.MinTime, opts.Warmup = s.Samples, time.Duration(s.MinTimeNs), time.Duration(s.WarmupNs)
-	}
-	opts.Runs = max(a.Settings.Runs, opts.Runs, compareRounds) // as many pairs as a compare: the paired test needs them
-	opts.Slowdown, opts.SlowdownSteps = a.Settings.Slowdown, a.Settings.SlowdownSteps
-	p := plan{kind: a.Program, spec: prog, builder: o.Builder, options: opts, out: out}
-	if a.Program == artifact.ProgramFloor && a.Engine.Name != engines.Default {
-		p.engine = a.Engine.Name // another engine's floor is measured again on that engine, not on QuickJS
-	}
-	return p.job(t, o.IO.ErrOut), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/session"
 )
 
 // TestRerunJobIsWhatTheFlagsMake: gate --confirm's rerun makes its job as a measuring command does (a plan from the
@@ -38,7 +39,7 @@ func TestRerunJobIsWhatTheFlagsMake(t *testing.T) {
 		{&artifact.Artifact{Program: artifact.ProgramFloor, Engine: artifact.Engine{Name: "quickjs"}}, "", false, nil, 3, "", ""},
 		{&artifact.Artifact{Program: artifact.ProgramFloor, Engine: artifact.Engine{Name: "jsc", Version: "2.50.6"}}, "", false, nil, 3, "", "jsc"},
 	} {
-		job, err := rerunJob(o, cfg, ft, tc.a, names, "out.json")
+		job, err := (session.Rerun{Open: o.OpenTarget, Config: cfg, Builder: o.Builder, Log: o.IO.ErrOut}).Job(ft, tc.a, names, "out.json")
 		if err != nil {
 			t.Fatalf("%s: %v", tc.a.Label(), err)
 		}
@@ -55,7 +56,7 @@ func TestRerunJobIsWhatTheFlagsMake(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if mj := p.job(ft, nil); mj.Codec != job.Codec || mj.QuickJSSrc != job.QuickJSSrc || !slices.Equal(mj.Defines, job.Defines) {
+			if mj := p.Job(ft, nil); mj.Codec != job.Codec || mj.QuickJSSrc != job.QuickJSSrc || !slices.Equal(mj.Defines, job.Defines) {
 				t.Errorf("%s: rerun %+v, measuring command %+v", tc.a.Label(), job, mj)
 			}
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/internal/devroot"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
+	"github.com/bench-bridge/bench-bridge/session"
 )
 
 // lab starts a lab host with n phones and the dropbear board, and returns the flags that reach them all: the lab's
@@ -38,7 +39,7 @@ func lab(t *testing.T, phones int) (*devroot.LabHost, *devroot.Board, []string) 
 }
 
 // phoneTarget is the target a phone of the lab is measured as: android, a dash and its serial as a name's word.
-func phoneTarget(p *devroot.Android) string { return "android-" + deviceWord(p.Serial) }
+func phoneTarget(p *devroot.Android) string { return "android-" + session.DeviceWord(p.Serial) }
 
 // TestLabInOneCommand measures both phones of a lab host and the board in one command, each in its own session at
 // once: an artifact each, named by the phone's serial and the board's host, with each device's own facts.

@@ -30,7 +30,7 @@ func labConfig(t *testing.T) string {
 	return cfg
 }
 
-// labFakes are fake targets named as expandDevices names the devices, and an adb server listing devices; the
+// labFakes are fake targets named as session.Devices names the devices, and an adb server listing devices; the
 // overrides it was asked with are kept.
 func labFakes(devices []targets.ADBDevice, ts ...*fakeTarget) (*fakes, *targets.Overrides) {
 	fs := newFakes(false, false, ts...)

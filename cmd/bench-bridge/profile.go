@@ -14,6 +14,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/profile"
+	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -125,7 +126,7 @@ func profileRun(o *profileOptions) (err error) {
 		return err
 	}
 	defer t.Close()
-	ctx, release, err := holdDevice(o.Wait, stderr)(o.ctx, t)
+	ctx, release, err := session.Hold(o.Wait, stderr)(o.ctx, t)
 	if err != nil {
 		return err
 	}
@@ -176,9 +177,9 @@ func profileRun(o *profileOptions) (err error) {
 
 // profileOne builds and pushes prog, profiles the case with tool ("" for the target's best), and writes its flame
 // graph and pprof profile beside the raw output when the profiler gives stacks (perf, simpleperf, itimer).
-func (o *profileOptions) profileOne(ctx context.Context, t targets.Target, kind string, prog buildSpec, tool, outDir string) (*profile.Result, error) {
+func (o *profileOptions) profileOne(ctx context.Context, t targets.Target, kind string, prog session.Program, tool, outDir string) (*profile.Result, error) {
 	stderr := o.IO.ErrOut
-	job := plan{kind: kind, spec: prog, builder: o.Builder}.job(t, stderr)
+	job := session.Plan{Kind: kind, Program: prog, Builder: o.Builder}.Job(t, stderr)
 	built, err := job.Program(ctx)
 	if err != nil {
 		return nil, err

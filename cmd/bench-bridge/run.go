@@ -2,11 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -14,11 +10,11 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/reports"
 	"github.com/bench-bridge/bench-bridge/runner"
+	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -81,85 +77,26 @@ func (o *measureOptions) runE(runF func(*measureOptions) error, first ...string)
 	}
 }
 
-// plan is what every job of a measuring command shares, read-only: checked once, before any target opens.
-type plan struct {
-	kind    string
-	engine  string // the floor's engine; "" for QuickJS
-	spec    buildSpec
-	builder buildFunc
-	options runner.Options
-	out     string
-	outDir  string
-}
-
 // plan checks the flags against the config.
-func (o *measureOptions) plan(cfg *config.Config) (plan, error) {
+func (o *measureOptions) plan(cfg *config.Config) (session.Plan, error) {
 	p, err := newPlan(o.Kind, o.Build, o.Measure, cfg)
-	p.builder, p.engine = o.Builder, o.Engine
+	p.Builder, p.Engine = o.Builder, o.Engine
 	return p, err
 }
 
-func newPlan(kind string, b buildFlags, m measureFlags, cfg *config.Config) (plan, error) {
-	p := plan{kind: kind, out: m.out, outDir: DefaultOutDir}
+func newPlan(kind string, b buildFlags, m measureFlags, cfg *config.Config) (session.Plan, error) {
+	p := session.Plan{Kind: kind, Out: m.out, OutDir: DefaultOutDir}
 	var err error
-	if p.spec, err = b.resolve(cfg); err != nil {
+	if p.Program, err = b.resolve(cfg); err != nil {
 		return p, err
 	}
-	if p.options, err = m.options(cfg); err != nil {
+	if p.Options, err = m.options(cfg); err != nil {
 		return p, err
 	}
 	if cfg.Defaults.OutDir != "" {
-		p.outDir = cfg.Resolve(cfg.Defaults.OutDir)
+		p.OutDir = cfg.Resolve(cfg.Defaults.OutDir)
 	}
 	return p, nil
-}
-
-// job is the plan for target t, with options and defines of its own: jobs running in parallel share nothing they
-// write. It is the one way the commands make a runner.Job: measuring, compare, gate --confirm's rerun (rerunJob) and
-// profile.
-func (p plan) job(t targets.Target, log io.Writer) *runner.Job {
-	opts := p.options
-	opts.Cases = slices.Clone(p.options.Cases)
-	opts.Progress = log
-	out := strings.ReplaceAll(p.out, targetPlaceholder, t.Name())
-	if out == "" {
-		codec := p.spec.codec
-		if u := p.spec.user; u != nil && u.Rev != "" { // not the bridge's linux-mine.json: another program
-			codec += "@" + fileRev(u.Rev)
-		}
-		out = filepath.Join(p.outDir, subsetName(defaultName(t.Name(), p.kind, codec, p.engine), opts.Cases))
-	}
-	var user *runner.UserBridge
-	if p.spec.user != nil {
-		u := *p.spec.user
-		user = &u
-	}
-	return &runner.Job{Target: t, Kind: p.kind, Codec: p.spec.codec, QuickJSSrc: p.spec.quickjsSrc, Engine: p.engine, Options: opts,
-		Out: out, Log: log, User: user, Defines: slices.Clone(p.spec.defines), Builder: p.builder}
-}
-
-// defaultName is the artifact's file name: linux.json, floor-linux.json, floor-jsc-linux.json (another engine's
-// floor), linux-fast.json.
-func defaultName(target, kind, codec, engine string) string {
-	switch {
-	case kind == artifact.ProgramFloor && engine != "" && engine != engines.Default:
-		return "floor-" + engine + "-" + target + ".json"
-	case kind == artifact.ProgramFloor:
-		return "floor-" + target + ".json"
-	case codec == "" || codec == "json":
-		return target + ".json"
-	}
-	return target + "-" + codec + ".json"
-}
-
-// subsetName marks the file name of a run of some of the cases, so that it never overwrites a full run's artifact:
-// linux.json becomes linux-subset-1a2b3c4d.json, the hash naming the set of cases.
-func subsetName(name string, selected []string) string {
-	if len(selected) == len(cases.Catalogue) {
-		return name
-	}
-	sum := sha256.Sum256([]byte(strings.Join(selected, ",")))
-	return strings.TrimSuffix(name, ".json") + "-subset-" + hex.EncodeToString(sum[:4]) + ".json"
 }
 
 // measureRun runs the program on every named target (every device, where the flags name several: expandDevices),
@@ -176,7 +113,7 @@ func measureRun(o *measureOptions) error {
 		return err
 	}
 	specs := cfg.Specs()
-	names, dev, err := expandDevices(o.ctx, names, specs, o.Device, o.All, o.ListADB)
+	names, dev, err := session.Devices(o.ctx, names, specs, o.Device, o.All, o.ListADB)
 	if err != nil {
 		return err
 	}
@@ -189,13 +126,13 @@ func measureRun(o *measureOptions) error {
 	}
 	if o.Measure.record != recordInstructions && !o.Measure.quiet {
 		// What gate will judge this run by (the nightly's, or a user's) is said before it is measured, not after.
-		if why := analysis.TooFewProcesses(p.options.Runs, cfg.Gate.Options()); why != "" {
+		if why := analysis.TooFewProcesses(p.Options.Runs, cfg.Gate.Options()); why != "" {
 			fmt.Fprintf(o.IO.ErrOut, "bench-bridge: note: %s\n", why)
 		}
 	}
 	disp := newDisplay(o.IO.ErrOut, o.IO.IsStderrTTY(), o.IO.ColorEnabled(), o.Measure.quiet, o.Measure.verbose)
 	dev.Log = disp
-	opened, errs := openAll(o.ctx, o.OpenTarget, names, specs, dev)
+	opened, errs := session.OpenAll(o.ctx, o.OpenTarget, names, specs, dev)
 	defer func() {
 		for _, t := range opened {
 			if t != nil {
@@ -209,15 +146,15 @@ func measureRun(o *measureOptions) error {
 		if t == nil {
 			continue
 		}
-		job := p.job(t, disp)
-		job.Options.OnEvent = disp.track(strings.TrimSuffix(defaultName(t.Name(), job.Kind, job.Codec, job.Engine), ".json"), len(job.Options.Cases))
+		job := p.Job(t, disp)
+		job.Options.OnEvent = disp.track(strings.TrimSuffix(session.DefaultName(t.Name(), job.Kind, job.Codec, job.Engine), ".json"), len(job.Options.Cases))
 		s, err := runner.NewSession([]*runner.Job{job}, disp)
 		if err != nil {
 			return err
 		}
 		sessions, of = append(sessions, s), append(of, i)
 	}
-	results, runErrs := runner.RunAll(o.ctx, sessions, holdDevice(o.Measure.wait, disp))
+	results, runErrs := runner.RunAll(o.ctx, sessions, session.Hold(o.Measure.wait, disp))
 	var arts []*artifact.Artifact
 	var files []string
 	for k, rs := range results {
