@@ -64,17 +64,16 @@ func (localConn) exec(ctx context.Context, command string, stdin io.Reader, stdo
 	cmd := exec.Command("sh", "-c", command)
 	cmd.Stdin = stdin
 	err := runGroup(ctx, cmd, stdout, stderr, nil)
-	var ee *exec.ExitError
+	status, signal, exited := exitOf(err)
 	switch {
 	case ctx.Err() != nil:
 		return 0, ctx.Err()
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal()), nil
-		}
-		return ee.ExitCode(), nil
+	case !exited:
+		return 0, err
+	case signal != 0:
+		return 128 + int(signal), nil // as a shell says it
 	}
-	return 0, err
+	return status, nil
 }
 
 // start implements starter: the program's pid is its process group's, written to pidFile once it runs.
@@ -82,17 +81,34 @@ func (localConn) start(ctx context.Context, pidFile string, argv []string, stdou
 	err := runGroup(ctx, exec.Command(argv[0], argv[1:]...), stdout, stderr, func(pid int) error {
 		return os.WriteFile(pidFile, []byte(strconv.Itoa(pid)+"\n"), 0o644)
 	})
-	var ee *exec.ExitError
+	status, signal, exited := exitOf(err)
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return &ExitError{Status: -1, Signal: signalName(ws.Signal())}
-		}
-		return &ExitError{Status: ee.ExitCode()}
+	case !exited:
+		return err
+	case signal != 0:
+		return &ExitError{Status: -1, Signal: signalName(signal)}
+	case status != 0:
+		return &ExitError{Status: status}
 	}
-	return err
+	return nil
+}
+
+// exitOf reads how a command ended from its Wait's error: its exit status, or the signal that killed it; exited is
+// false for an error of another kind (it could not start, its output could not be copied).
+func exitOf(err error) (status int, signal syscall.Signal, exited bool) {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, 0, true
+	case !errors.As(err, &ee):
+		return 0, 0, false
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 0, ws.Signal(), true
+	}
+	return ee.ExitCode(), 0, true
 }
 
 // runGroup runs cmd in a process group of its own, which it kills when ctx ends, and returns cmd.Wait's error, or a
