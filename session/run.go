@@ -10,6 +10,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/stats"
+	"github.com/bench-bridge/bench-bridge/targets"
 )
 
 // Run measures jobs in one session (runner.Session: one process of each job a round, alternating) and returns the
@@ -95,4 +96,43 @@ func (s *Sequential) Note() analysis.Warning {
 	}
 	return analysis.Warning{Kind: analysis.Sequential, Text: fmt.Sprintf("sequential: %d rounds in %s, stopped because %s; look %d, whose alpha is %.2g (the looks' alphas sum to %g)",
 		s.rounds, time.Since(s.start).Round(100*time.Millisecond), why, s.look, stats.SequentialAlpha(s.opts.Alpha, s.look), s.opts.Alpha)}
+}
+
+// Each measures plan on every target of opened (nil where a target could not be opened), a session each, at once
+// where they are different machines, each holding its device for its run (hold). track, when not nil, is given each
+// job before it runs (a display's progress). It returns the artifacts written, with their files, and each target's
+// error by its index in opened, which names the target.
+func Each(ctx context.Context, plan Plan, opened []targets.Target, log io.Writer, hold runner.Hold, track func(*runner.Job)) ([]*artifact.Artifact, []string, []error) {
+	errs := make([]error, len(opened))
+	var sessions []*runner.Session
+	var of []int // the index in opened of each session
+	for i, t := range opened {
+		if t == nil {
+			continue
+		}
+		job := plan.Job(t, log)
+		if track != nil {
+			track(job)
+		}
+		s, err := runner.NewSession([]*runner.Job{job}, log)
+		if err != nil {
+			errs[i] = fmt.Errorf("%s: %w", t.Name(), err)
+			continue
+		}
+		sessions, of = append(sessions, s), append(of, i)
+	}
+	results, runErrs := runner.RunAll(ctx, sessions, hold)
+	var arts []*artifact.Artifact
+	var files []string
+	for k, rs := range results {
+		for _, r := range rs {
+			if r.Artifact != nil {
+				arts, files = append(arts, r.Artifact), append(files, r.File)
+			}
+		}
+		if runErrs[k] != nil {
+			errs[of[k]] = runErrs[k]
+		}
+	}
+	return arts, files, errs
 }

@@ -56,13 +56,8 @@ type compareOptions struct {
 	Refused []string
 }
 
-// newCmdCompare is `bench-bridge compare TARGET A B [C...]`.
-func newCmdCompare(f *Factory, runF func(*compareOptions) error) *cobra.Command {
-	o := &compareOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder, Config: f.Config}
-	cmd := &cobra.Command{
-		Use:   "compare TARGET A B [C...]",
-		Short: "Measure two or more programs on one target in one session, their processes alternating, and test each against the first",
-		Long: `compare builds every program, then runs them as --runs rounds of one process each, alternating
+// compareLong is compare's help.
+var compareLong = `compare builds every program, then runs them as --runs rounds of one process each, alternating
 (A B, B A, A B, ...), every program of a round in the same case order: what the machine does at any moment falls
 on all of them alike. It writes one artifact per program, marked as one session, prints them side by side and,
 for every program after the first, a paired test over the process pairs of each case's ratio to ref_js_loop.
@@ -81,7 +76,15 @@ clear (a change of at least --min-effect, or none that large), at the latest aft
 with error rates that hold at every look (docs/gate.md); a case still unclear then is "undecided", and --gate
 exits 4. --runs: ` + roundsRule + `. Too few rounds to reach --alpha
 are said at once, before anything is built, with how many would. The artifacts go to ` + DefaultOutDir + `/compare-TARGET
-unless --out names another directory.`,
+unless --out names another directory.`
+
+// newCmdCompare is `bench-bridge compare TARGET A B [C...]`.
+func newCmdCompare(f *Factory, runF func(*compareOptions) error) *cobra.Command {
+	o := &compareOptions{IO: f.IO, OpenTarget: f.OpenTarget, Builder: f.Builder, Config: f.Config}
+	cmd := &cobra.Command{
+		Use:   "compare TARGET A B [C...]",
+		Short: "Measure two or more programs on one target in one session, their processes alternating, and test each against the first",
+		Long:  compareLong,
 		Example: `  bench-bridge compare linux json fast binary
   bench-bridge compare linux json json:slowdown=0.10 --cases script_to_host_scalar --gate`,
 		Args: cobra.MinimumNArgs(3),
@@ -231,21 +234,10 @@ func (p compareArg) fileName(i int, target string) string {
 }
 
 func compareRun(o *compareOptions) error {
-	if !slices.Contains(gate.Formats, o.Format) {
-		return fmt.Errorf("--format %q: want one of %s", o.Format, strings.Join(gate.Formats, ", "))
-	}
-	if len(o.Refused) > 0 {
-		return fmt.Errorf("--%s does not apply to compare: give each program its own options (json:slowdown=0.10)", o.Refused[0])
-	}
-	cfg, gopts, err := configThresholds(o.Config, o.ConfigFile, o.Thresholds)
+	cfg, gopts, err := o.check()
 	if err != nil {
 		return err
 	}
-	o.Budget, o.Measure.runs, err = roundsOf(o.Budget, o.budgetSet, o.Measure.runs, o.runsSet)
-	if err != nil {
-		return err
-	}
-	warnTooFewRounds(o.IO.ErrOut, o.Measure.runs, o.Budget > 0, gopts)
 	specs, plans, err := o.plans(cfg)
 	if err != nil {
 		return err
@@ -293,6 +285,26 @@ func compareRun(o *compareOptions) error {
 		return gateOutcome(report)
 	}
 	return nil
+}
+
+// check checks compare's flags, reads the config and its thresholds, and decides the rounds (roundsOf), saying at once
+// when they are too few to judge anything.
+func (o *compareOptions) check() (*config.Config, analysis.Options, error) {
+	if !slices.Contains(gate.Formats, o.Format) {
+		return nil, analysis.Options{}, fmt.Errorf("--format %q: want one of %s", o.Format, strings.Join(gate.Formats, ", "))
+	}
+	if len(o.Refused) > 0 {
+		return nil, analysis.Options{}, fmt.Errorf("--%s does not apply to compare: give each program its own options (json:slowdown=0.10)", o.Refused[0])
+	}
+	cfg, gopts, err := configThresholds(o.Config, o.ConfigFile, o.Thresholds)
+	if err != nil {
+		return nil, gopts, err
+	}
+	if o.Budget, o.Measure.runs, err = roundsOf(o.Budget, o.budgetSet, o.Measure.runs, o.runsSet); err != nil {
+		return nil, gopts, err
+	}
+	warnTooFewRounds(o.IO.ErrOut, o.Measure.runs, o.Budget > 0, gopts)
+	return cfg, gopts, nil
 }
 
 // plans are the programs of the compare, each with its plan.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/profile"
 	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/targets"
@@ -68,24 +69,9 @@ the same profiler, and writes a differential flame graph (-diff.svg): red where 
 			return cobra.RangeArgs(1+targetWords(args), 2+targetWords(args))(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			n := targetWords(args)
-			o.ctx, o.Target, o.Case, o.Seconds = cmd.Context(), args[:n], args[n], 5
-			if _, ok := cases.Lookup(o.Case); !ok {
-				return fmt.Errorf("unknown case %q (bench-bridge cases lists them)", o.Case)
+			if err := o.args(cmd, args); err != nil {
+				return err
 			}
-			if len(args) == n+2 {
-				var err error
-				if o.Seconds, err = profile.ParseSeconds(args[n+1]); err != nil {
-					return err
-				}
-			}
-			if !slices.Contains([]string{artifact.ProgramBridge, artifact.ProgramFloor}, o.Kind) {
-				return fmt.Errorf("--program %q: want bridge or floor", o.Kind)
-			}
-			if o.Tool != "" && !slices.Contains(profile.ToolNames(), o.Tool) {
-				return fmt.Errorf("--tool %q: want one of %s", o.Tool, strings.Join(profile.ToolNames(), ", "))
-			}
-			o.Build.changed(cmd.Flags())
 			if runF != nil {
 				return runF(o)
 			}
@@ -131,32 +117,12 @@ func profileRun(o *profileOptions) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, release()) }()
-	var base *profile.Result
+	base, err := o.diffBase(ctx, t, cfg)
+	if err != nil {
+		return err
+	}
 	tool := o.Tool
-	if o.Diff != "" {
-		spec, err := parseCompareArg(o.Diff, cfg)
-		if err != nil {
-			return fmt.Errorf("--diff: %w", err)
-		}
-		if spec.slowdown > 0 {
-			return fmt.Errorf("--diff %s: profile runs the case's loop without options (no slowdown)", o.Diff)
-		}
-		b := o.Build
-		b.codec, b.bridge, b.codecSet, b.defines = spec.codec, spec.bridge, false, nil
-		if spec.codec == "" {
-			b.codec = "json"
-		}
-		first, err := b.resolve(cfg)
-		if err != nil {
-			return fmt.Errorf("--diff %s: %w", o.Diff, err)
-		}
-		fmt.Fprintf(stderr, "profiling %s first, for the differential flame graph\n", o.Diff)
-		if base, err = o.profileOne(ctx, t, spec.kind, first, tool, filepath.Join(o.OutDir, "diff-base")); err != nil {
-			return err
-		}
-		if len(base.Stacks) == 0 {
-			return fmt.Errorf("--diff: the profile of %s by %s has no stacks (--tool perf, simpleperf or itimer have them)", o.Diff, base.Tool)
-		}
+	if base != nil {
 		tool = base.Tool // the same profiler for both, whose frames are named alike
 	}
 	res, err := o.profileOne(ctx, t, o.Kind, prog, tool, o.OutDir)
@@ -172,6 +138,61 @@ func profileRun(o *profileOptions) (err error) {
 		}
 		fmt.Fprintf(stderr, "differential flame graph: %s\n", out)
 	}
+	return nil
+}
+
+// diffBase profiles --diff's program first, for the differential flame graph; nil without --diff.
+func (o *profileOptions) diffBase(ctx context.Context, t targets.Target, cfg *config.Config) (*profile.Result, error) {
+	if o.Diff == "" {
+		return nil, nil
+	}
+	spec, err := parseCompareArg(o.Diff, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--diff: %w", err)
+	}
+	if spec.slowdown > 0 {
+		return nil, fmt.Errorf("--diff %s: profile runs the case's loop without options (no slowdown)", o.Diff)
+	}
+	b := o.Build
+	b.codec, b.bridge, b.codecSet, b.defines = spec.codec, spec.bridge, false, nil
+	if spec.codec == "" {
+		b.codec = "json"
+	}
+	first, err := b.resolve(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--diff %s: %w", o.Diff, err)
+	}
+	fmt.Fprintf(o.IO.ErrOut, "profiling %s first, for the differential flame graph\n", o.Diff)
+	base, err := o.profileOne(ctx, t, spec.kind, first, o.Tool, filepath.Join(o.OutDir, "diff-base"))
+	if err != nil {
+		return nil, err
+	}
+	if len(base.Stacks) == 0 {
+		return nil, fmt.Errorf("--diff: the profile of %s by %s has no stacks (--tool perf, simpleperf or itimer have them)", o.Diff, base.Tool)
+	}
+	return base, nil
+}
+
+// args reads profile's arguments and checks its flags.
+func (o *profileOptions) args(cmd *cobra.Command, args []string) error {
+	n := targetWords(args)
+	o.ctx, o.Target, o.Case, o.Seconds = cmd.Context(), args[:n], args[n], 5
+	if _, ok := cases.Lookup(o.Case); !ok {
+		return fmt.Errorf("unknown case %q (bench-bridge cases lists them)", o.Case)
+	}
+	if len(args) == n+2 {
+		var err error
+		if o.Seconds, err = profile.ParseSeconds(args[n+1]); err != nil {
+			return err
+		}
+	}
+	if !slices.Contains([]string{artifact.ProgramBridge, artifact.ProgramFloor}, o.Kind) {
+		return fmt.Errorf("--program %q: want bridge or floor", o.Kind)
+	}
+	if o.Tool != "" && !slices.Contains(profile.ToolNames(), o.Tool) {
+		return fmt.Errorf("--tool %q: want one of %s", o.Tool, strings.Join(profile.ToolNames(), ", "))
+	}
+	o.Build.changed(cmd.Flags())
 	return nil
 }
 

@@ -140,31 +140,13 @@ func measureRun(o *measureOptions) error {
 			}
 		}
 	}()
-	var sessions []*runner.Session
-	var of []int // the index in names of each session
-	for i, t := range opened {
-		if t == nil {
-			continue
-		}
-		job := p.Job(t, disp)
-		job.Options.OnEvent = disp.track(strings.TrimSuffix(session.DefaultName(t.Name(), job.Kind, job.Codec, job.Engine), ".json"), len(job.Options.Cases))
-		s, err := runner.NewSession([]*runner.Job{job}, disp)
-		if err != nil {
-			return err
-		}
-		sessions, of = append(sessions, s), append(of, i)
+	track := func(job *runner.Job) {
+		job.Options.OnEvent = disp.track(strings.TrimSuffix(session.DefaultName(job.Target.Name(), job.Kind, job.Codec, job.Engine), ".json"), len(job.Options.Cases))
 	}
-	results, runErrs := runner.RunAll(o.ctx, sessions, session.Hold(o.Measure.wait, disp))
-	var arts []*artifact.Artifact
-	var files []string
-	for k, rs := range results {
-		for _, r := range rs {
-			if r.Artifact != nil {
-				arts, files = append(arts, r.Artifact), append(files, r.File)
-			}
-		}
-		if runErrs[k] != nil {
-			errs[of[k]] = fmt.Errorf("%s: %w", names[of[k]], runErrs[k])
+	arts, files, runErrs := session.Each(o.ctx, p, opened, disp, session.Hold(o.Measure.wait, disp), track)
+	for i, err := range runErrs {
+		if err != nil {
+			errs[i] = fmt.Errorf("%s: %w", names[i], err)
 		}
 	}
 	if len(arts) > 0 {
