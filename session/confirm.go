@@ -72,6 +72,9 @@ func (r Rerun) Confirm(ctx context.Context, res *analysis.Result, p analysis.Pai
 	if err != nil {
 		return err
 	}
+	if why := analysis.TooFewRounds(curJob.Options.Runs, false, opts); why != "" {
+		fmt.Fprintf(stderr, "bench-bridge: warning: --confirm: %s\n", why) // an alpha far below a compare's
+	}
 	if why := buildableBaseline(ctx, baseJob, base); why != "" {
 		res.Notes = append(res.Notes, analysis.Warning{Kind: analysis.Confirmation, Text: "--confirm: " + why + ": the current program reran alone"})
 		fmt.Fprintf(stderr, "gate: %s: rerunning %s to confirm\n", res.Label, strings.Join(res.Flagged(), ", "))
