@@ -30,7 +30,7 @@ const (
 	FloorMuJS         = "floor/floor_mujs.c"           // MuJS's floor
 	EngineCases       = "floor/engine_cases.h"         // the case table of the floors besides QuickJS's
 	CaseTable         = "cases/c/case_table.h"
-	CaseLoops         = "cases/c/case_loops.h" // the host -> script loops, engine-free
+	CaseLoops         = "cases/c/case_loops.h" // every case's set-up and timed loop, and the table, engine-free
 	CaseList          = "cases/c/cases.def"
 	HarnessHeader     = "cases/c/harness.h"          // what QuickJS bridges include: the core and QuickJS's helpers
 	HarnessCore       = "cases/c/harness_core.h"     // the protocol's side of a bridge, whatever its engine

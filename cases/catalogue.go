@@ -1,6 +1,6 @@
 // Package cases holds the case catalogue: every case's name, what one op is and whether it crosses the boundary. The
 // catalogue is read from cases/c/cases.def, the one list the C programs build their tables from (the harness in
-// cases/c, the reference bridge and floor/floor.c), so the two sides cannot disagree.
+// cases/c, the reference bridge and every floor), so the two sides cannot disagree.
 package cases
 
 import (
@@ -17,6 +17,9 @@ type Case struct {
 	Crossing bool
 	UnitOps  int // ops in one loop unit of the bench program: 16 for the ui_ops_* frames, else 1
 	Bytes    int // the length of the case's string in UTF-8 bytes; 0 when it has none
+	// TypedArrays is set for a case whose script needs typed arrays (cases.def's BB_CASE_TYPED_ARRAYS): the floor of
+	// an engine without them (MuJS, ES5) records it as not implemented.
+	TypedArrays bool
 }
 
 // RefCase is the pure-JavaScript loop every ratio is taken against.

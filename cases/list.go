@@ -18,6 +18,14 @@ const (
 	fieldScript
 	fieldOp
 	nFields
+	// fieldWhy is the last field of a BB_CASE_TYPED_ARRAYS entry: why an engine without typed arrays lacks the case.
+	fieldWhy = nFields
+)
+
+// The two forms of an entry: a case, and a case whose script needs typed arrays.
+const (
+	entryCase        = "BB_CASE("
+	entryTypedArrays = "BB_CASE_TYPED_ARRAYS("
 )
 
 var (
@@ -26,7 +34,8 @@ var (
 )
 
 // ParseList reads a case list in cases.def's form: C comments, and one BB_CASE(name, crossing, unit_ops, bytes,
-// setup, run, script, "op") per case. Errors name file and line.
+// setup, run, script, "op") per case, or BB_CASE_TYPED_ARRAYS(name, ..., "op", "why") for a case whose script needs
+// typed arrays. Errors name file and line.
 func ParseList(file, src string) ([]Case, error) {
 	text, err := stripComments(file, src)
 	if err != nil {
@@ -41,15 +50,18 @@ func ParseList(file, src string) ([]Case, error) {
 		}
 		pos = len(text) - len(rest)
 		line := 1 + strings.Count(text[:pos], "\n")
-		if !strings.HasPrefix(rest, "BB_CASE(") {
-			return nil, fmt.Errorf("%s:%d: want BB_CASE(...), found %q", file, line, firstLine(rest))
+		entry := entryCase
+		if strings.HasPrefix(rest, entryTypedArrays) {
+			entry = entryTypedArrays
+		} else if !strings.HasPrefix(rest, entryCase) {
+			return nil, fmt.Errorf("%s:%d: want BB_CASE(...) or BB_CASE_TYPED_ARRAYS(...), found %q", file, line, firstLine(rest))
 		}
-		fields, n, err := splitArgs(rest[len("BB_CASE("):])
+		fields, n, err := splitArgs(rest[len(entry):])
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", file, line, err)
 		}
-		pos += len("BB_CASE(") + n
-		c, err := caseOf(fields)
+		pos += len(entry) + n
+		c, err := caseOf(entry == entryTypedArrays, fields)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", file, line, err)
 		}
@@ -110,8 +122,12 @@ func splitArgs(s string) ([]string, int, error) {
 	return nil, 0, fmt.Errorf("BB_CASE( without its closing parenthesis")
 }
 
-func caseOf(f []string) (Case, error) {
-	if len(f) != nFields {
+// caseOf reads the fields of one entry, a BB_CASE_TYPED_ARRAYS one when typedArrays is set.
+func caseOf(typedArrays bool, f []string) (Case, error) {
+	switch {
+	case typedArrays && len(f) != nFields+1:
+		return Case{}, fmt.Errorf("BB_CASE_TYPED_ARRAYS has %d fields, want %d: name, crossing, unit_ops, bytes, setup, run, script, op, why", len(f), nFields+1)
+	case !typedArrays && len(f) != nFields:
 		return Case{}, fmt.Errorf("BB_CASE has %d fields, want %d: name, crossing, unit_ops, bytes, setup, run, script, op", len(f), nFields)
 	}
 	for _, i := range []int{fieldName, fieldSetup, fieldRun} {
@@ -126,8 +142,11 @@ func caseOf(f []string) (Case, error) {
 		return Case{}, fmt.Errorf("%s: unit_ops %q and bytes %q must be decimal numbers, unit_ops at least 1", f[fieldName], f[fieldUnitOps], f[fieldBytes])
 	}
 	op := f[fieldOp]
-	if len(op) < 3 || op[0] != '"' || op[len(op)-1] != '"' || strings.Contains(op[1:len(op)-1], `"`) {
+	if !stringLiteral(op) {
 		return Case{}, fmt.Errorf("%s: op is %s, want one string literal", f[fieldName], op)
+	}
+	if typedArrays && !stringLiteral(f[fieldWhy]) {
+		return Case{}, fmt.Errorf("%s: why is %s, want one string literal", f[fieldName], f[fieldWhy])
 	}
 	if f[fieldScript] == "" {
 		return Case{}, fmt.Errorf("%s: no script", f[fieldName])
@@ -137,7 +156,13 @@ func caseOf(f []string) (Case, error) {
 	if err1 != nil || err2 != nil {
 		return Case{}, fmt.Errorf("%s: unit_ops or bytes out of range", f[fieldName])
 	}
-	return Case{Name: f[fieldName], Op: op[1 : len(op)-1], Crossing: f[fieldCrossing] == "1", UnitOps: unitOps, Bytes: bytes}, nil
+	return Case{Name: f[fieldName], Op: op[1 : len(op)-1], Crossing: f[fieldCrossing] == "1", UnitOps: unitOps, Bytes: bytes,
+		TypedArrays: typedArrays}, nil
+}
+
+// stringLiteral says whether s is one non-empty C string literal (splitArgs has refused escapes).
+func stringLiteral(s string) bool {
+	return len(s) >= 3 && s[0] == '"' && s[len(s)-1] == '"' && !strings.Contains(s[1:len(s)-1], `"`)
 }
 
 func firstLine(s string) string {

@@ -22,6 +22,9 @@ func TestCatalogueIsTheCaseList(t *testing.T) {
 	if c, ok := Lookup("script_to_host_string_1k"); !ok || c.Bytes != 1024 {
 		t.Errorf("script_to_host_string_1k: %+v, want 1024 bytes", c)
 	}
+	if c, ok := Lookup("bytes_64k"); !ok || !c.TypedArrays {
+		t.Errorf("bytes_64k: %+v, want a case of typed arrays", c)
+	}
 }
 
 func TestParseListRefusesWhatCDoesNotMean(t *testing.T) {
@@ -34,7 +37,9 @@ func TestParseListRefusesWhatCDoesNotMean(t *testing.T) {
 		{"escape", ref + "BB_CASE(a, 1, 1, 0, setup, run, js, \"a \\\"b\\\"\")", "x.def:2: the op string may not hold escapes"},
 		{"two literals", ref + "BB_CASE(a, 1, 1, 0, setup, run, js, \"a\" \"b\")", "want one string literal"},
 		{"unclosed", ref + "BB_CASE(a, 1, 1, 0, setup, run, js, \"op\"\n", "x.def:2: BB_CASE( without its closing parenthesis"},
-		{"stray text", ref + "#define X 1\n", "x.def:2: want BB_CASE(...), found \"#define X 1\""},
+		{"stray text", ref + "#define X 1\n", "x.def:2: want BB_CASE(...) or BB_CASE_TYPED_ARRAYS(...), found \"#define X 1\""},
+		{"no why", ref + "BB_CASE_TYPED_ARRAYS(a, 1, 1, 0, setup, run, js, \"op\")", "x.def:2: BB_CASE_TYPED_ARRAYS has 8 fields, want 9"},
+		{"why not said", ref + "BB_CASE_TYPED_ARRAYS(a, 1, 1, 0, setup, run, js, \"op\", why)", "x.def:2: a: why is why, want one string literal"},
 		{"comment", ref + "/* never closed", "x.def:2: unterminated comment"},
 		{"no reference", "BB_CASE(a, 1, 1, 0, setup, run, js, \"op\")", "the first case must be ref_js_loop"},
 	} {
@@ -43,8 +48,10 @@ func TestParseListRefusesWhatCDoesNotMean(t *testing.T) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	got, err := ParseList("x.def", ref+"BB_CASE(s, 1, 1, 65536, setup, run, JS(16), \"f (a, b) -> c\")")
-	if err != nil || len(got) != 2 || got[1] != (Case{Name: "s", Op: "f (a, b) -> c", Crossing: true, UnitOps: 1, Bytes: 65536}) {
+	got, err := ParseList("x.def", ref+"BB_CASE(s, 1, 1, 65536, setup, run, JS(16), \"f (a, b) -> c\")\n"+
+		"BB_CASE_TYPED_ARRAYS(t, 1, 1, 0, setup, run, js_t,\n\t\"op\",\n\t\"no Uint8Array\")")
+	if err != nil || len(got) != 3 || got[1] != (Case{Name: "s", Op: "f (a, b) -> c", Crossing: true, UnitOps: 1, Bytes: 65536}) ||
+		got[2] != (Case{Name: "t", Op: "op", Crossing: true, UnitOps: 1, TypedArrays: true}) {
 		t.Fatalf("got %+v, %v", got, err)
 	}
 }

@@ -67,7 +67,7 @@ var (
 	arrayDecl  = regexp.MustCompile(`(?m)^static const char (\w+)\[\] =`)
 	macroDecl  = regexp.MustCompile(`(?m)^#define (JS_\w+)(\(([\w, ]*)\))?[ \t]`)
 	tableEntry = regexp.MustCompile(`\{"(\w+)", ([^}]+)\}`)
-	listEntry  = regexp.MustCompile(`(?m)^BB_CASE\((\w+), *\d+, *\d+, *(\d+), *\w+, *\w+, *(\w+),`)
+	listEntry  = regexp.MustCompile(`(?m)^BB_CASE(?:_TYPED_ARRAYS)?\((\w+), *\d+, *\d+, *(\d+), *\w+, *\w+, *(\w+),`)
 	hostCall   = regexp.MustCompile(`\b(host_\w+|set_\w+|apply_\w+)\(`)
 	definedFn  = regexp.MustCompile(`(?m)^function (\w+)\(([^)]*)\)`)
 )

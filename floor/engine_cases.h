@@ -1,18 +1,20 @@
-/* engine_cases.h: the set-ups, loops and case table of the floors of the engines besides QuickJS (floor_jsc.c,
- * floor_spidermonkey.cpp, floor_v8.cc, floor_duktape.c, floor_mujs.c), so that they differ only in how they call their
- * engine. A floor includes it after defining BB_STATE (its state, with text, text_len and ui: the bb_ui its set_prop,
- * apply_ops, set_node and apply_batch mutate) and the static functions it names: load(c, state, fn_name) (a context
- * with the host functions, the case's text and script, and its function fn_name kept), run_js_loop (bench(n), *ops =
- * n), call_add, call_text, call_obj, call_record, call_fail (the host -> script calls of harness_core.h's bb_check_*),
- * text_of, callback_registered(st) and teardown. Its host functions are those of floor.c: host_add, host_upper,
- * host_register, host_obj, host_sum, host_fail, set_prop, set_node, apply_batch, host_record, and, where the engine
- * has typed arrays, apply_ops and host_bytes.
+/* engine_cases.h: the cases of the floors of the engines besides QuickJS (floor_jsc.c, floor_spidermonkey.cpp,
+ * floor_v8.cc, floor_duktape.c, floor_mujs.c), so that they differ only in how they call their engine: the helpers
+ * their host functions share, and case_loops.h's set-ups, timed loops and case table (cases.def's list), with the
+ * cases their engine lacks.
  *
- * A floor whose engine has no typed arrays defines BB_ENGINE_NO_TYPED_ARRAYS first, as the start of the reason ("mujs
- * has no typed arrays (ES5): "): ui_ops_buffer and bytes_64k are then recorded as not implemented, with it.
+ * A floor includes it first, without BB_STATE, for the helpers alone (engine_scratch, engine_es5, engine_text, the
+ * counted heap), which its host functions and load use. It includes it again, at file
+ * scope (after a C++ floor's anonymous namespace), after defining BB_STATE (its state, with text, text_len, unit_ops
+ * and ui: the bb_ui its set_prop, apply_ops, set_node and apply_batch mutate) and what case_loops.h asks of a program:
+ * load(c, state, fn_name) (a context with the host functions, the case's text and script, and its function fn_name
+ * kept), run_bench (bench(n)), call_add, call_text, call_obj, call_record, call_fail (the host -> script calls of
+ * harness_core.h's bb_check_*), callback_registered(st) and teardown. That gives the floor bb_cases, bb_ncases and
+ * bb_missing_cases.
  *
- * A floor may include it once before as well, without BB_STATE, for the helpers alone (engine_scratch and
- * engine_text), which its host functions and load use. */
+ * A floor whose engine has no typed arrays defines BB_ENGINE_NO_TYPED_ARRAYS before, as the start of the reason ("mujs
+ * has no typed arrays (ES5): "): the cases of typed arrays (cases.def's BB_CASE_TYPED_ARRAYS) are then recorded as not
+ * implemented, with it and the case's why. */
 #ifndef BB_ENGINE_HELPERS_H
 #define BB_ENGINE_HELPERS_H
 
@@ -179,122 +181,21 @@ static inline void *engine_realloc(engine_heap *h, void *p, size_t size)
 #if defined(BB_STATE) && !defined(BB_ENGINE_CASES_H)
 #define BB_ENGINE_CASES_H
 
-#define BB_LOOP_ADD 1
-#define BB_LOOP_TEXT 1
-#define BB_LOOP_OBJ 1
-#define BB_LOOP_RECORD 1
-#define BB_LOOP_FAIL 1
 #include "case_loops.h"
 
-static int setup_js_loop(const bb_case *c, void **state)
-{
-	return load(c, state, "bench");
-}
-
-static int setup_h2s_scalar(const bb_case *c, void **state)
-{
-	return load(c, state, "add") < 0 ? -1 : bb_check_add(*state, call_add);
-}
-
-static int setup_h2s_string(const bb_case *c, void **state)
-{
-	return load(c, state, "text") < 0 ? -1 : bb_check_text(*state, text_of((BB_STATE *)*state), call_text);
-}
-
-/* setup_callback: the script hands its function to host_register, which the floor keeps. */
-static int setup_callback(const bb_case *c, void **state)
-{
-	if (load(c, state, NULL) < 0)
-		return -1;
-	if (!callback_registered((BB_STATE *)*state)) {
-		bb_error("the script registered no callback");
-		return -1;
-	}
-	return bb_check_add(*state, call_add);
-}
-
-static int setup_h2s_object(const bb_case *c, void **state)
-{
-	return load(c, state, "obj") < 0 ? -1 : bb_check_obj(*state, call_obj);
-}
-
-static int setup_h2s_record(const bb_case *c, void **state)
-{
-	return load(c, state, "record") < 0 ? -1 : bb_check_record(*state, text_of((BB_STATE *)*state), call_record);
-}
-
-static int setup_script_error(const bb_case *c, void **state)
-{
-	return load(c, state, "fail") < 0 ? -1 : bb_check_script_error(*state, call_fail);
-}
-
-/* setup_ui also checks that three frames leave the node table as the script's mutations should (case_table.h's). */
-static int setup_ui(const bb_case *c, void **state)
-{
-	BB_STATE *st;
-	uint64_t ops;
-
-	if (load(c, state, "bench") < 0)
-		return -1;
-	st = (BB_STATE *)*state;
-	if (run_js_loop(st, 3, &ops) < 0 || bb_ui_check(&st->ui, 3) < 0)
-		return -1;
-	memset(&st->ui, 0, sizeof st->ui);
-	return 0;
-}
-
-/* run_ui_loop: bench(n) makes n frames of BB_UI_FRAME mutations. */
-static int run_ui_loop(void *p, uint64_t n, uint64_t *ops)
-{
-	BB_STATE *st = (BB_STATE *)p;
-
-	if (run_js_loop(p, n, ops) < 0)
-		return -1;
-	bb_sink += st->ui.props[0][0];
-	*ops = n * BB_UI_FRAME;
-	return 0;
-}
-
-/* The whole catalogue, in cases.def's order; without typed arrays, less ui_ops_buffer and bytes_64k. */
+/* bb_missing_cases: in a floor whose engine has no typed arrays, each case of them (cases.def's BB_CASE_TYPED_ARRAYS),
+ * with why; none in the others. */
+const bb_missing bb_missing_cases[] = {
+#define BB_CASE(name, crossing, unit_ops, bytes, setup, run, script, op)
 #ifdef BB_ENGINE_NO_TYPED_ARRAYS
-#define BB_ENGINE_UI_BUFFER_CASE
-#define BB_ENGINE_BYTES_CASE
-#define BB_ENGINE_MISSING                                                                                  \
-	{"ui_ops_buffer", BB_ENGINE_NO_TYPED_ARRAYS "no Float64Array for the UI mutations to be written into"},   \
-	{"bytes_64k", BB_ENGINE_NO_TYPED_ARRAYS "no Uint8Array whose memory the host could read"}, {NULL, NULL}
+#define BB_CASE_TYPED_ARRAYS(name, crossing, unit_ops, bytes, setup, run, script, op, why) \
+	{#name, BB_ENGINE_NO_TYPED_ARRAYS why},
 #else
-#define BB_ENGINE_UI_BUFFER_CASE {"ui_ops_buffer", setup_ui, run_ui_loop, teardown},
-#define BB_ENGINE_BYTES_CASE , {"bytes_64k", setup_js_loop, run_js_loop, teardown}
-#define BB_ENGINE_MISSING \
-	{                 \
-		NULL, NULL \
-	}
+#define BB_CASE_TYPED_ARRAYS(name, crossing, unit_ops, bytes, setup, run, script, op, why)
 #endif
-#define BB_ENGINE_CASES                                                                              \
-	{"ref_js_loop", setup_js_loop, run_js_loop, teardown},                                        \
-	{"script_to_host_scalar", setup_js_loop, run_js_loop, teardown},                              \
-	{"script_to_host_string_16", setup_js_loop, run_js_loop, teardown},                           \
-	{"script_to_host_string_1k", setup_js_loop, run_js_loop, teardown},                           \
-	{"script_to_host_string_64k", setup_js_loop, run_js_loop, teardown},                          \
-	{"script_to_host_object", setup_js_loop, run_js_loop, teardown},                              \
-	{"script_to_host_object_string_16", setup_js_loop, run_js_loop, teardown},                    \
-	{"script_to_host_object_string_1k", setup_js_loop, run_js_loop, teardown},                    \
-	{"script_to_host_object_string_64k", setup_js_loop, run_js_loop, teardown},                   \
-	{"script_to_host_array", setup_js_loop, run_js_loop, teardown},                               \
-	{"host_to_script_scalar", setup_h2s_scalar, run_call_add, teardown},                          \
-	{"host_to_script_string_16", setup_h2s_string, run_call_text, teardown},                      \
-	{"host_to_script_string_1k", setup_h2s_string, run_call_text, teardown},                      \
-	{"host_to_script_string_64k", setup_h2s_string, run_call_text, teardown},                     \
-	{"host_to_script_object", setup_h2s_object, run_call_obj, teardown},                          \
-	{"host_to_script_object_string_16", setup_h2s_record, run_call_record, teardown},             \
-	{"host_to_script_object_string_1k", setup_h2s_record, run_call_record, teardown},             \
-	{"host_to_script_object_string_64k", setup_h2s_record, run_call_record, teardown},            \
-	{"callback", setup_callback, run_call_add, teardown},                                         \
-	{"error_host_to_script", setup_js_loop, run_js_loop, teardown},                               \
-	{"error_script_to_host", setup_script_error, run_call_fail, teardown},                        \
-	{"ui_ops_calls", setup_ui, run_ui_loop, teardown},                                            \
-	BB_ENGINE_UI_BUFFER_CASE                                                                      \
-	{"ui_ops_object_calls", setup_ui, run_ui_loop, teardown},                                     \
-	{"ui_ops_object_batch", setup_ui, run_ui_loop, teardown} BB_ENGINE_BYTES_CASE
+#include "cases.def"
+#undef BB_CASE
+#undef BB_CASE_TYPED_ARRAYS
+	{NULL, NULL}};
 
 #endif

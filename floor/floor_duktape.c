@@ -51,19 +51,11 @@ typedef struct dk_state {
 	void *fn;    /* bench(n), or the function the host calls: reachable from the heap stash */
 	int held;    /* 1 while a host -> script call's string result stays on the value stack (until the next call) */
 	bb_ui ui;    /* what set_prop, apply_ops, set_node and apply_batch mutate */
+	uint64_t unit_ops; /* ops per loop unit */
 	char *text;  /* the host's text of a case with bytes */
 	size_t text_len;
 	char err[512]; /* the text of the last script error the host caught */
 } dk_state;
-
-static bb_str text_of(const dk_state *st)
-{
-	bb_str t;
-
-	t.p = st->text;
-	t.len = st->text_len;
-	return t;
-}
 
 /* live is the state whose case runs (cases run one at a time): the host functions find its UI table here, and
  * host_register keeps the script's function in it. */
@@ -621,23 +613,16 @@ static int callback_registered(const dk_state *st)
 	return st->fn != NULL;
 }
 
-static int run_js_loop(void *p, uint64_t n, uint64_t *ops)
+static int run_bench(dk_state *st, uint64_t n, double *result)
 {
-	dk_state *st = p;
-
 	duk_push_heapptr(st->ctx, st->fn);
 	duk_push_number(st->ctx, (double)n);
 	if (duk_pcall(st->ctx, 1) != DUK_EXEC_SUCCESS)
 		return fail(st->ctx);
-	bb_sink += duk_get_number(st->ctx, -1);
+	*result = duk_get_number(st->ctx, -1);
 	duk_pop(st->ctx);
-	*ops = n;
 	return 0;
 }
 
 #define BB_STATE dk_state
 #include "engine_cases.h"
-
-const bb_case bb_cases[] = {BB_ENGINE_CASES};
-const bb_missing bb_missing_cases[] = {BB_ENGINE_MISSING};
-const int bb_ncases = sizeof bb_cases / sizeof bb_cases[0];

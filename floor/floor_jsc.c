@@ -44,20 +44,11 @@ typedef struct jf_state {
 	JSObjectRef fn;            /* bench(n), or the function the host calls; protected */
 	JSStringRef names[K_COUNT]; /* the property names, by K_* */
 	bb_ui ui;                  /* what set_prop, apply_ops, set_node and apply_batch mutate */
+	uint64_t unit_ops;         /* ops per loop unit */
 	char *text;                /* the host's text of a case with bytes */
 	size_t text_len;
 	char err[512]; /* the text of the last script error the host caught */
 } jf_state;
-
-/* text_of is the host's text of a case with bytes. */
-static bb_str text_of(const jf_state *st)
-{
-	bb_str t;
-
-	t.p = st->text;
-	t.len = st->text_len;
-	return t;
-}
 
 /* scratch holds the UTF-8 copies of the strings a host function reads (and host_upper's result) and a host -> script
  * call's string result (until the next call): engine_scratch's buffer, as utf8_of last grew it. */
@@ -716,21 +707,10 @@ static int callback_registered(const jf_state *st)
 	return st->fn != NULL;
 }
 
-static int run_js_loop(void *p, uint64_t n, uint64_t *ops)
+static int run_bench(jf_state *st, uint64_t n, double *result)
 {
-	jf_state *st = p;
-	double r;
-
-	if (bb_jsc_run_bench(st->ctx, st->fn, n, &r) < 0)
-		return -1;
-	bb_sink += r;
-	*ops = n;
-	return 0;
+	return bb_jsc_run_bench(st->ctx, st->fn, n, result);
 }
 
 #define BB_STATE jf_state
 #include "engine_cases.h"
-
-const bb_case bb_cases[] = {BB_ENGINE_CASES};
-const bb_missing bb_missing_cases[] = {BB_ENGINE_MISSING};
-const int bb_ncases = sizeof bb_cases / sizeof bb_cases[0];

@@ -56,19 +56,11 @@ typedef struct mj_state {
 	int has_fn;       /* the registry holds FN */
 	int held;         /* the values a host -> script call's string result keeps on the stack (until the next call) */
 	bb_ui ui;         /* what set_prop, set_node and apply_batch mutate */
+	uint64_t unit_ops; /* ops per loop unit */
 	char *text;       /* the host's text of a case with bytes */
 	size_t text_len;
 	char err[512]; /* the text of the last script error the host caught */
 } mj_state;
-
-static bb_str text_of(const mj_state *st)
-{
-	bb_str t;
-
-	t.p = st->text;
-	t.len = st->text_len;
-	return t;
-}
 
 /* state_of is the state of J (js_setcontext in load). */
 static mj_state *state_of(js_State *J)
@@ -547,25 +539,20 @@ static int callback_registered(const mj_state *st)
 	return st->has_fn;
 }
 
-static int run_js_loop(void *p, uint64_t n, uint64_t *ops)
+static int run_bench(mj_state *st, uint64_t n, double *result)
 {
-	js_State *J = ((mj_state *)p)->J;
+	js_State *J = st->J;
 
 	js_getregistry(J, FN);
 	js_pushundefined(J);
 	js_pushnumber(J, (double)n);
 	if (js_pcall(J, 1))
 		return fail(J);
-	bb_sink += js_tonumber(J, -1);
+	*result = js_tonumber(J, -1);
 	js_pop(J, 1);
-	*ops = n;
 	return 0;
 }
 
 #define BB_STATE mj_state
 #define BB_ENGINE_NO_TYPED_ARRAYS "mujs has no typed arrays (ES5): "
 #include "engine_cases.h"
-
-const bb_case bb_cases[] = {BB_ENGINE_CASES};
-const bb_missing bb_missing_cases[] = {BB_ENGINE_MISSING};
-const int bb_ncases = sizeof bb_cases / sizeof bb_cases[0];

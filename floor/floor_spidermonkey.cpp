@@ -83,6 +83,7 @@ struct State {
 	JS::PersistentRootedObject global;
 	JS::PersistentRootedValue fn; // bench(n), or the function the host calls
 	bb_ui ui;                     // what set_prop, apply_ops, set_node and apply_batch mutate
+	uint64_t unit_ops = 1;        // ops per loop unit
 	char *text = nullptr;         // the host's text of a case with bytes
 	size_t text_len = 0;
 	JS::UniqueChars held;         // a host -> script call's string result, until the next call
@@ -637,12 +638,7 @@ int call_fail(void *p, int32_t i, bb_str *text)
 	return 0;
 }
 
-// ==== Set-ups, loops and the table ====
-
-bb_str text_of(const State *st)
-{
-	return bb_str{st->text, st->text_len};
-}
+// ==== What the set-ups, loops and table ask (engine_cases.h) ====
 
 void teardown(void *p)
 {
@@ -740,27 +736,19 @@ int callback_registered(const State *st)
 	return !st->fn.isUndefined();
 }
 
-int run_js_loop(void *p, uint64_t n, uint64_t *ops)
+int run_bench(State *st, uint64_t n, double *result)
 {
-	State *st = static_cast<State *>(p);
 	JS::RootedValueArray<1> args(cx);
 	JS::RootedValue r(cx);
-	double result;
 
 	enter(st);
 	args[0].setNumber(double(n));
-	if (!JS_CallFunctionValue(cx, nullptr, st->fn, args, &r) || !JS::ToNumber(cx, r, &result))
+	if (!JS_CallFunctionValue(cx, nullptr, st->fn, args, &r) || !JS::ToNumber(cx, r, result))
 		return fail();
-	bb_sink += result;
-	*ops = n;
 	return 0;
 }
 
-#define BB_STATE State
-#include "engine_cases.h"
-
 } // namespace
 
-const bb_case bb_cases[] = {BB_ENGINE_CASES};
-const bb_missing bb_missing_cases[] = {BB_ENGINE_MISSING};
-const int bb_ncases = sizeof bb_cases / sizeof bb_cases[0];
+#define BB_STATE State
+#include "engine_cases.h"

@@ -76,6 +76,7 @@ struct State {
 	v8::Global<v8::Context> ctx;
 	v8::Global<v8::Function> fn; // bench(n), or the function the host calls
 	bb_ui ui;                    // what set_prop, apply_ops, set_node and apply_batch mutate
+	uint64_t unit_ops = 1;       // ops per loop unit
 	char *text = nullptr;        // the host's text of a case with bytes
 	size_t text_len = 0;
 	std::string err; // the text of the last script error the host caught
@@ -591,12 +592,7 @@ int call_fail(void *p, int32_t i, bb_str *text)
 	return 0;
 }
 
-// ==== Set-ups, loops and the table ====
-
-bb_str text_of(const State *st)
-{
-	return bb_str{st->text, st->text_len};
-}
+// ==== What the set-ups, loops and table ask (engine_cases.h) ====
 
 void teardown(void *p)
 {
@@ -667,22 +663,15 @@ int callback_registered(const State *st)
 	return !st->fn.IsEmpty();
 }
 
-int run_js_loop(void *p, uint64_t n, uint64_t *ops)
+int run_bench(State *st, uint64_t n, double *result)
 {
-	State *st = static_cast<State *>(p);
 	Call c(st);
 	Local<Value> arg = v8::Number::New(iso, double(n)), r;
-	double result;
 
-	if (!st->fn.Get(iso)->Call(c.ctx, v8::Undefined(iso), 1, &arg).ToLocal(&r) || !r->NumberValue(c.ctx).To(&result))
+	if (!st->fn.Get(iso)->Call(c.ctx, v8::Undefined(iso), 1, &arg).ToLocal(&r) || !r->NumberValue(c.ctx).To(result))
 		return fail(c.tc);
-	bb_sink += result;
-	*ops = n;
 	return 0;
 }
-
-#define BB_STATE State
-#include "engine_cases.h"
 
 // main is the addon's one export: main(argv) makes the property names, sets node's stack formatter aside and runs the harness with argv (the program's
 // name first), and returns its exit status.
@@ -721,8 +710,7 @@ void init(Local<v8::Object> exports)
 
 } // namespace
 
-const bb_case bb_cases[] = {BB_ENGINE_CASES};
-const int bb_ncases = sizeof bb_cases / sizeof bb_cases[0];
-const bb_missing bb_missing_cases[] = {BB_ENGINE_MISSING};
+#define BB_STATE State
+#include "engine_cases.h"
 
 NODE_MODULE(NODE_GYP_MODULE_NAME, init)

@@ -194,8 +194,10 @@ static const char js_bytes[] =
 /* The scripts of cases.def, with the case's bytes (the script's N). */
 static const harness_script scripts[] = {
 #define BB_CASE(name, crossing, unit_ops, bytes, setup, run, script, op) {#name, script, bytes},
+#define BB_CASE_TYPED_ARRAYS(name, crossing, unit_ops, bytes, setup, run, script, op, why) {#name, script, bytes},
 #include "cases.def"
 #undef BB_CASE
+#undef BB_CASE_TYPED_ARRAYS
 };
 
 const char *const harness_prelude = js_prelude;
