@@ -11,7 +11,7 @@ import (
 // the case list and the reference bridge. They are C files outside any Go package directory, because Go refuses C
 // files in a package without cgo.
 //
-//go:embed floor/floor.c floor/floor_jsc.c floor/floor_spidermonkey.cpp floor/floor_v8.cc floor/floor_duktape.c floor/floor_mujs.c floor/engine_cases.h cases/c/case_table.h cases/c/case_loops.h cases/c/cases.def
+//go:embed floor/floor.c floor/floor_jsc.c floor/floor_spidermonkey.cpp floor/floor_v8.cc floor/floor_duktape.c floor/floor_mujs.c floor/engine_cases.h cases/c/case_table.h cases/c/case_loops.h cases/c/cases.def cases/c/host_functions.h
 //go:embed cases/c/harness.h cases/c/harness_core.h cases/c/harness_internal.h cases/c/engine.h cases/c/harness.c
 //go:embed cases/c/harness_main.c cases/c/harness_measure.c cases/c/harness_timing.c cases/c/harness_memory.c
 //go:embed cases/c/harness_host.c cases/c/harness_scripts.c cases/c/itimer.c cases/c/itimer.h
@@ -32,6 +32,7 @@ const (
 	CaseTable         = "cases/c/case_table.h"
 	CaseLoops         = "cases/c/case_loops.h" // every case's set-up and timed loop, and the table, engine-free
 	CaseList          = "cases/c/cases.def"
+	HostFunctions     = "cases/c/host_functions.h"   // the host functions' list, which every program's table expands
 	HarnessHeader     = "cases/c/harness.h"          // what QuickJS bridges include: the core and QuickJS's helpers
 	HarnessCore       = "cases/c/harness_core.h"     // the protocol's side of a bridge, whatever its engine
 	HarnessInternal   = "cases/c/harness_internal.h" // what the harness's files share
@@ -66,8 +67,8 @@ var HarnessSources = []string{Harness}
 var HarnessParts = []string{HarnessMain, HarnessMeasure, HarnessTiming, HarnessMemory, HarnessHost, HarnessScripts, Itimer, EngineQuickJS, EngineJSC}
 
 // CommonSources are the files every reference program is built with: the harness's C files and headers, the case
-// list and the shared case table. A user's bridge gets them too, in one folder.
-var CommonSources = slices.Concat(HarnessSources, HarnessParts, []string{HarnessHeader, HarnessCore, HarnessJSC, HarnessInternal, EngineHeader, ItimerHeader, CaseTable, CaseLoops, CaseList})
+// list, the shared case table and the host functions' list. A user's bridge gets them too, in one folder.
+var CommonSources = slices.Concat(HarnessSources, HarnessParts, []string{HarnessHeader, HarnessCore, HarnessJSC, HarnessInternal, EngineHeader, ItimerHeader, CaseTable, CaseLoops, CaseList, HostFunctions})
 
 // BridgeSources are the reference bridge's C files besides the harness: the bench program (bridge.c), the Dyn type,
 // the state, the typed host functions and every codec (a bridge binary holds them all). The conformance suite links

@@ -4,7 +4,7 @@
  * cases their engine lacks.
  *
  * A floor includes it first, without BB_STATE, for the helpers alone (engine_scratch, engine_es5, engine_text, the
- * counted heap), which its host functions and load use. It includes it again, at file
+ * counted heap) and host_functions.h, whose list its table of host functions expands. It includes it again, at file
  * scope (after a C++ floor's anonymous namespace), after defining BB_STATE (its state, with text, text_len, unit_ops
  * and ui: the bb_ui its set_prop, apply_ops, set_node and apply_batch mutate) and what case_loops.h asks of a program:
  * load(c, state, fn_name) (a context with the host functions, the case's text and script, and its function fn_name
@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "host_functions.h"
 
 /* engine_scratch is a buffer of at least n bytes, for a host function's result (host_upper's) or a string's copy:
  * one for the process, as cases run one at a time. NULL after bb_error when out of memory. */

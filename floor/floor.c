@@ -4,6 +4,7 @@
  * (JS_ToFloat64, JS_ToCStringLen, property reads, typed array memory) into the same typed host values the
  * reference bridge builds, does the same host-side work (harness_host.c), and makes its result with JS_New*. */
 #include "harness.h"
+#include "host_functions.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -385,16 +386,12 @@ static JSValue apply_batch(JSContext *ctx, JSValueConst this_val, int argc, JSVa
 	return JS_UNDEFINED;
 }
 
+/* The host functions: host_functions.h's list. */
 static const struct {
 	const char *name;
 	JSCFunction *fn;
 	int length;
-} host_fns[] = {
-	{"host_add", host_add, 2},   {"host_upper", host_upper, 1},       {"host_obj", host_obj, 1},
-	{"host_sum", host_sum, 1},   {"host_register", host_register, 1}, {"host_fail", host_fail, 1},
-	{"set_prop", set_prop, 3},   {"apply_ops", apply_ops, 1},         {"host_bytes", host_bytes, 1},
-	{"host_record", host_record, 1}, {"set_node", set_node, 1},       {"apply_batch", apply_batch, 1},
-};
+} host_fns[] = {BB_HOST_FNS(BB_HOST_ENTRY, BB_HOST_ENTRY)};
 
 /* ==== Host -> script calls ==== */
 

@@ -359,16 +359,12 @@ static duk_ret_t apply_batch(duk_context *ctx)
 	return 0;
 }
 
+/* The host functions: host_functions.h's list. */
 static const struct {
 	const char *name;
 	duk_c_function fn;
 	duk_idx_t nargs;
-} host_fns[] = {
-	{"host_add", host_add, 2},       {"host_upper", host_upper, 1},       {"host_obj", host_obj, 1},
-	{"host_sum", host_sum, 1},       {"host_register", host_register, 1}, {"host_fail", host_fail, 1},
-	{"set_prop", set_prop, 3},       {"apply_ops", apply_ops, 1},         {"host_bytes", host_bytes, 1},
-	{"host_record", host_record, 1}, {"set_node", set_node, 1},           {"apply_batch", apply_batch, 1},
-};
+} host_fns[] = {BB_HOST_FNS(BB_HOST_ENTRY, BB_HOST_ENTRY)};
 
 /* ==== Host -> script calls ==== */
 

@@ -485,16 +485,12 @@ void apply_batch(const Args &info)
 	}
 }
 
+// The host functions: host_functions.h's list.
 const struct {
 	const char *name;
 	v8::FunctionCallback fn;
 	int length;
-} host_fns[] = {
-	{"host_add", host_add, 2},       {"host_upper", host_upper, 1},       {"host_obj", host_obj, 1},
-	{"host_sum", host_sum, 1},       {"host_register", host_register, 1}, {"host_fail", host_fail, 1},
-	{"set_prop", set_prop, 3},       {"apply_ops", apply_ops, 1},         {"host_bytes", host_bytes, 1},
-	{"host_record", host_record, 1}, {"set_node", set_node, 1},           {"apply_batch", apply_batch, 1},
-};
+} host_fns[] = {BB_HOST_FNS(BB_HOST_ENTRY, BB_HOST_ENTRY)};
 
 // ==== Host -> script calls ====
 
