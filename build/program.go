@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -38,6 +39,13 @@ var Codecs = []string{"json", "fast", "binary"}
 // sources, library and flags. defines are extra compile-time options, NAME or NAME=VALUE (--define; the gate's A/B
 // proof switches its slowdown at run time instead); they are part of the cache key and of the recorded flags.
 func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec string, log io.Writer, defines ...string) (*Program, error) {
+	return BuildProgramFrom(ctx, tc, lib, nil, kind, codec, log, defines...)
+}
+
+// BuildProgramFrom is BuildProgram from the C sources in src, every one, laid out as the embedded ones
+// (benchbridge.CSources): a copy of them with a change, such as a case a test adds to cases.def. A nil src is
+// BuildProgram's.
+func BuildProgramFrom(ctx context.Context, tc Toolchain, lib *Library, src fs.FS, kind, codec string, log io.Writer, defines ...string) (*Program, error) {
 	var sources []string
 	var read func(string) ([]byte, error)
 	switch kind {
@@ -50,6 +58,9 @@ func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec s
 		sources = benchbridge.BridgeSources
 	default:
 		return nil, fmt.Errorf("unknown program kind %q", kind)
+	}
+	if src != nil {
+		read = func(name string) ([]byte, error) { return fs.ReadFile(src, name) }
 	}
 	extra, err := defineFlags(defines)
 	if err != nil {
