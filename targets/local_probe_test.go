@@ -50,6 +50,7 @@ func TestLocalRunPrefix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { l.Close() }) // its run directory, which holds the pid files
 		var out strings.Builder
 		if err := l.Run(context.Background(), "/bin/sh", []string{"-c", "echo $BB_PREFIX_SEEN"}, &out, io.Discard); err != nil {
 			t.Fatalf("%s: %v", tt.prefix, err)
