@@ -104,7 +104,8 @@ type deviceParts struct {
 	tr       transport
 	probe    probe
 	// host says the device is this machine (the local transport): its files are this machine's, so a program runs
-	// where it was built and the profiler reads what it writes in place; no other host shares it, so it has no lease;
+	// where it was built (with no run directory: its pid file goes to the temp directory) and the profiler reads what
+	// it writes in place; no other host shares it, so it has no lease;
 	// and the settings a lock of its clocks changes are kept in the cache, never with su (whose password a terminal
 	// would ask for).
 	host bool
@@ -268,11 +269,13 @@ func (r *device) Pull(ctx context.Context, remote, local string) error {
 // devices), and its stream, which then ends, is read to the end; a stream that does not end is dropped after a short
 // wait.
 func (r *device) Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error {
-	dir, err := r.runDir(ctx)
+	dir, pidFile, err := r.newPidFile(ctx)
 	if err != nil {
 		return err
 	}
-	pidFile := path.Join(dir, fmt.Sprintf(".run-%d.pid", r.runs.Add(1)))
+	if r.host {
+		defer os.Remove(pidFile)
+	}
 	stream, drop := context.WithCancel(context.WithoutCancel(ctx))
 	defer drop()
 	killed := make(chan struct{})
@@ -302,6 +305,23 @@ func (r *device) Run(ctx context.Context, program string, args []string, stdout,
 		return fmt.Errorf("%s: starting %s: %w", r.label, program, notStarted.err)
 	}
 	return r.fail("connection lost while running "+path.Base(program), err)
+}
+
+// newPidFile is where the next program's pid goes, and the run's directory it is in: a file of that directory on a
+// device; on this machine, which keeps no run directory (its programs run where they were built), a fresh file of its
+// temp directory, which Run removes.
+func (r *device) newPidFile(ctx context.Context) (dir, pidFile string, err error) {
+	if r.host {
+		f, err := os.CreateTemp("", "bench-bridge-*.pid")
+		if err != nil {
+			return "", "", fmt.Errorf("%s: %w", r.label, err)
+		}
+		return "", f.Name(), f.Close()
+	}
+	if dir, err = r.runDir(ctx); err != nil {
+		return "", "", err
+	}
+	return dir, path.Join(dir, fmt.Sprintf(".run-%d.pid", r.runs.Add(1))), nil
 }
 
 // background runs the program with args under the run prefix, in a process group of its own whose leader's pid goes

@@ -45,7 +45,7 @@ func NewLocal(name string, spec Spec) (*Local, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	d, err := newDevice(deviceParts{name: name, label: name, machine: "local", platform: Platform{Toolchain: spec.Toolchain},
-		workdir: os.TempDir(), prefix: spec.RunPrefix, sysfs: spec.Sysfs, tr: localConn{}, probe: localProbe(), host: true})
+		prefix: spec.RunPrefix, sysfs: spec.Sysfs, tr: localConn{}, probe: localProbe(), host: true})
 	if err != nil {
 		return nil, err
 	}
