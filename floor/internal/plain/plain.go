@@ -1,0 +1,129 @@
+// Package plain checks a Go floor against its engine itself: a plain Go loop written straight against the same
+// engine's documented API, outside the harness, measures ref_js_loop's loop and script_to_host_scalar's call, and
+// the floor's ×ref of script_to_host_scalar must be within 1.5x of the plain loop's ratio (the floors' tests, and
+// `go test -bench Plain` in each floor's folder for the plain loop's ns/op).
+package plain
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bench-bridge/bench-bridge/harness"
+)
+
+// The two loops, as cases/c/harness_scripts.c has them: ref_js_loop is script_to_host_scalar's loop with the call
+// replaced by its arithmetic.
+const (
+	RefScript    = "function bench(n) {\n  let s = 0;\n  for (let i = 0; i < n; i++) s = (s + i) % 1000003;\n  return s;\n}\n"
+	ScalarScript = "function bench(n) {\n  let s = 0;\n  for (let i = 0; i < n; i++) s = host_add(s, i);\n  return s;\n}\n"
+)
+
+// Add is host_add's arithmetic, plain: no crossing hook.
+func Add(a, b float64) float64 {
+	return math.Mod(a+b, 1000003)
+}
+
+// Loop runs a script's bench(n) once.
+type Loop func(n uint64) error
+
+// time1 is how long one run of n units takes.
+func time1(l Loop, n uint64) (time.Duration, error) {
+	t0 := time.Now()
+	err := l(n)
+	return time.Since(t0), err
+}
+
+// units is the number of units of l whose run lasts at least minTime.
+func units(l Loop, minTime time.Duration) (uint64, error) {
+	for n := uint64(1); ; {
+		d, err := time1(l, n)
+		if err != nil || d >= minTime || n >= 1e9 {
+			return n, err
+		}
+		n = uint64(float64(n) * min(10, 1.4*float64(minTime)/float64(max(d, 1))))
+	}
+}
+
+// Ratio times ref and scalar in alternating runs of at least minTime each and returns the least ns/op of each.
+func Ratio(ref, scalar Loop, minTime time.Duration, runs int) (refNs, scalarNs float64, err error) {
+	loops := []Loop{ref, scalar}
+	n, best := make([]uint64, 2), []float64{math.Inf(1), math.Inf(1)}
+	for i, l := range loops {
+		if n[i], err = units(l, minTime); err != nil {
+			return 0, 0, err
+		}
+	}
+	for range runs {
+		for i, l := range loops {
+			d, err := time1(l, n[i])
+			if err != nil {
+				return 0, 0, err
+			}
+			best[i] = min(best[i], float64(d.Nanoseconds())/float64(n[i]))
+		}
+	}
+	return best[0], best[1], nil
+}
+
+// FloorRatio runs the floor's program in this process on script_to_host_scalar, with ref_js_loop beside every
+// sample, and returns the least ns/op of the ref samples and of the samples.
+func FloorRatio(p harness.Program, minTime time.Duration, samples int) (refNs, scalarNs float64, err error) {
+	var out, stderr bytes.Buffer
+	ns := strconv.FormatInt(minTime.Nanoseconds(), 10)
+	if code := harness.Run(p, []string{"run", "--samples", strconv.Itoa(samples), "--min-time-ns", ns, "--warmup-ns", ns,
+		"--ref", "ref_js_loop", "script_to_host_scalar"}, &out, &stderr); code != 0 {
+		return 0, 0, fmt.Errorf("the floor exits %d: %s", code, stderr.String())
+	}
+	refNs, scalarNs = math.Inf(1), math.Inf(1)
+	for _, line := range strings.Split(out.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 || f[1] != "script_to_host_scalar" || (f[0] != "ref" && f[0] != "sample") {
+			if len(f) > 0 && f[0] == "error" {
+				return 0, 0, fmt.Errorf("the floor: %s", line)
+			}
+			continue
+		}
+		ops, _ := strconv.ParseFloat(f[2], 64)
+		d, _ := strconv.ParseFloat(f[3], 64)
+		if f[0] == "ref" {
+			refNs = min(refNs, d/ops)
+		} else {
+			scalarNs = min(scalarNs, d/ops)
+		}
+	}
+	if math.IsInf(refNs, 1) || math.IsInf(scalarNs, 1) {
+		return 0, 0, fmt.Errorf("no ref or sample records:\n%s", out.String())
+	}
+	return refNs, scalarNs, nil
+}
+
+// Compare measures the plain loops and the floor, one after the other twice (the machine's state falls on both), and
+// says how they compare: an error when the floor's ×ref is not within 1.5x of the plain loop's ratio.
+func Compare(log io.Writer, p harness.Program, ref, scalar Loop) error {
+	const minTime, runs = 20 * time.Millisecond, 5
+	plainRef, plainScalar, floorRef, floorScalar := math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
+	for range 2 {
+		r, s, err := Ratio(ref, scalar, minTime, runs)
+		if err != nil {
+			return fmt.Errorf("the plain loop: %w", err)
+		}
+		plainRef, plainScalar = min(plainRef, r), min(plainScalar, s)
+		if r, s, err = FloorRatio(p, minTime, runs); err != nil {
+			return err
+		}
+		floorRef, floorScalar = min(floorRef, r), min(floorScalar, s)
+	}
+	plainX, floorX := plainScalar/plainRef, floorScalar/floorRef
+	fmt.Fprintf(log, "plain loop: ref_js_loop %.1f ns/op, script_to_host_scalar %.1f ns/op, ×ref %.2f\n", plainRef, plainScalar, plainX)
+	fmt.Fprintf(log, "floor:      ref_js_loop %.1f ns/op, script_to_host_scalar %.1f ns/op, ×ref %.2f (%.2fx the plain loop's)\n",
+		floorRef, floorScalar, floorX, floorX/plainX)
+	if r := floorX / plainX; r > 1.5 || r < 1/1.5 {
+		return fmt.Errorf("the floor's ×ref %.2f is %.2fx the plain loop's %.2f: not within 1.5x", floorX, r, plainX)
+	}
+	return nil
+}
