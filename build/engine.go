@@ -23,7 +23,8 @@ import (
 // with: a release pinned as Debian's source package (Pinned), built from the files Lib of its tree for every toolchain
 // and linked statically like QuickJS, with its headers in Include; or this machine's library, a pkg-config module
 // (the first of several that this machine has); or, for a Node addon (V8), Node's headers, the program then being
-// node running the addon (addonLauncher); or nothing but the harness, for a floor that is the whole engine.
+// node running the addon (addonLauncher); or nothing but the harness, for a floor that is the whole engine. The floor
+// of an engine embedded in Go is a Go program instead (BuildGoFloor, gofloor.go).
 
 // addonLauncher is the program of an addon's floor: node loading the addon beside it and calling its main with the
 // command line (the harness's main, renamed; floor/floor_v8.cc).
@@ -31,11 +32,12 @@ const addonLauncher = `#!/bin/sh
 exec node -e 'process.exitCode = require(process.argv[1]).main(process.argv.slice(2))' "$0.node" "$0" "$@"
 `
 
-// EngineFloors are the engines besides QuickJS that bench-bridge has a floor for, sorted.
+// EngineFloors are the engines besides QuickJS that bench-bridge has a floor in C or C++ for, sorted; GoFloors are
+// those whose floor is a Go program.
 func EngineFloors() []string {
 	var names []string
 	for _, e := range engines.All {
-		if e.Floor != nil && e.Name != engines.Default {
+		if e.Floor != nil && e.Name != engines.Default && e.Floor.GoPackage == "" {
 			names = append(names, e.Name)
 		}
 	}
@@ -43,12 +45,13 @@ func EngineFloors() []string {
 	return names
 }
 
-// engineFloor is the engine of that name, one of EngineFloors.
+// engineFloor is the engine of that name, one of EngineFloors or GoFloors.
 func engineFloor(name string) (engines.Engine, error) {
 	if e, err := engines.Lookup(name); err == nil && e.Floor != nil && name != engines.Default {
 		return e, nil
 	}
-	return engines.Engine{}, fmt.Errorf("no floor for engine %q (have %s, %s)", name, engines.Default, strings.Join(EngineFloors(), ", "))
+	return engines.Engine{}, fmt.Errorf("no floor for engine %q (have %s, %s)", name, engines.Default,
+		strings.Join(slices.Concat(EngineFloors(), GoFloors()), ", "))
 }
 
 // linksHostLibrary says whether e's programs link a library of this machine (a pkg-config module, or node's ABI),
@@ -57,13 +60,16 @@ func linksHostLibrary(e engines.Engine) bool {
 	return e.Pinned == nil && (len(e.PkgConfig) > 0 || e.Floor.NodeAddon)
 }
 
-// BuildEngineFloor builds the floor of engine (one of EngineFloors) for tc, or returns the cached one built from the
-// same sources, library and flags. An engine built from its pinned source builds for every toolchain; one that is
-// this machine's library only with the host's.
+// BuildEngineFloor builds the floor of engine (one of EngineFloors or GoFloors) for tc, or returns the cached one
+// built from the same sources, library and flags. An engine built from its pinned source, or embedded in Go, builds
+// for every toolchain; one that is this machine's library only with the host's.
 func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.Writer) (*Program, error) {
 	e, err := engineFloor(engine)
 	if err != nil {
 		return nil, err
+	}
+	if e.Floor.GoPackage != "" {
+		return BuildGoFloor(ctx, tc, e, log)
 	}
 	if linksHostLibrary(e) && tc.Name != Host().Name {
 		// A board of this machine's architecture (an ssh board's x86_64 toolchain on an x86_64 machine) runs the
@@ -142,6 +148,8 @@ func EngineCompileFlags(ctx context.Context, tc Toolchain, engine string, log io
 		return nil, nil, err
 	case e.Floor.NodeAddon:
 		return nil, nil, fmt.Errorf("the %s floor is an addon of node: it runs inside node, not as a program of its own", engine)
+	case e.Floor.GoPackage != "":
+		return nil, nil, fmt.Errorf("the %s floor is a Go program: nothing of it is compiled or linked as C", engine)
 	case e.Pinned == nil:
 		flags, err := hostFlags(ctx, e)
 		return flags.compile, flags.link, err

@@ -23,6 +23,8 @@ const (
 	JSC          = "jsc"
 	V8           = "v8"
 	SpiderMonkey = "spidermonkey"
+	Goja         = "goja"
+	QuickJSGo    = "quickjs-go"
 )
 
 // Default is the engine of the floor and the reference bridge when none is named.
@@ -40,6 +42,13 @@ const (
 	QuickJSVersion = "2025-04-26"
 	DuktapeVersion = "2.7.0"
 	MuJSVersion    = "1.3.6"
+)
+
+// The Go modules of the engines embedded in Go, at the versions bench-bridge's go.mod pins (a test holds the two to
+// each other).
+var (
+	GojaModule      = GoModule{Path: "github.com/dop251/goja", Version: "v0.0.0-20260311135729-065cd970411c"}
+	QuickJSGoModule = GoModule{Path: "modernc.org/quickjs", Version: "v0.27.0"}
 )
 
 // Engine is one engine bench-bridge knows. What a program over it is built with (Pinned, or PkgConfig, or Headers
@@ -68,6 +77,11 @@ type Engine struct {
 	Commands []string
 	// Debian is the Debian package(s) per suite codename that bring what this machine lacks; "" for any suite.
 	Debian map[string]string
+	// Install is what brings what this machine lacks where no Debian package does (Go itself: Debian's is too old).
+	Install string
+	// GoModule is the Go module of an engine embedded in Go, pinned in bench-bridge's go.mod and fetched by the go
+	// command on first use; nil for the others.
+	GoModule *GoModule
 	// version reads the version this machine has, given the pkg-config module found ("" for none).
 	version func(s System, module string) string
 }
@@ -87,6 +101,27 @@ type Floor struct {
 	VersionDefine string
 	// NodeAddon makes the floor an addon of this machine's node (V8): node, loading it, is the program.
 	NodeAddon bool
+	// GoPackage is the floor's Go package in bench-bridge's module ("floor/goja"), for an engine embedded in Go: a
+	// program on the Go harness (package harness), built with go build for the target's GOOS, GOARCH and GOARM
+	// without cgo, so that it runs on every target with no C toolchain. "" for a floor in C or C++.
+	GoPackage string
+}
+
+// GoModule is a Go module at a version.
+type GoModule struct {
+	Path, Version string
+}
+
+// pseudoVersion is a Go pseudo-version's timestamp: a module without releases (goja) is pinned at a commit.
+var pseudoVersion = regexp.MustCompile(`^v\d+\.\d+\.\d+-(?:0\.)?(\d{4})(\d{2})(\d{2})\d{6}-[0-9a-f]{12}$`)
+
+// Short is the module's version as bench-bridge engines shows it: the release without its v, or, for a commit's
+// pseudo-version, the commit's date (2026-03-11), as QuickJS names its releases.
+func (m GoModule) Short() string {
+	if d := pseudoVersion.FindStringSubmatch(m.Version); d != nil {
+		return d[1] + "-" + d[2] + "-" + d[3]
+	}
+	return strings.TrimPrefix(m.Version, "v")
 }
 
 // Pinned is an engine's release pinned as Debian's source package: apt-get fetches it with a private sources list,
@@ -128,8 +163,8 @@ var (
 const nodeHeaders = "/usr/include/node"
 
 // All are the engines, in the order they are listed: QuickJS first (the default), then the interpreters, then the
-// JIT engines. It is the one list of them: build builds each floor from its entry, and `bench-bridge engines` prints
-// it.
+// JIT engines, then the engines embedded in Go. It is the one list of them: build builds each floor from its entry,
+// and `bench-bridge engines` prints it.
 var All = []Engine{
 	{Name: QuickJS, Title: "QuickJS", Kind: Interpreter,
 		Source: pinned(quickJSRelease), Targets: everyTarget, Pinned: quickJSRelease,
@@ -163,6 +198,29 @@ var All = []Engine{
 		Debian:    map[string]string{"bookworm": "libmozjs-102-dev", "trixie": "libmozjs-128-dev", "": "libmozjs-128-dev"},
 		version:   pkgConfigVersion,
 		Floor:     &Floor{File: benchbridge.FloorSpiderMonkey, Define: "BB_ENGINE_NONE", VersionDefine: "BB_MOZJS_VERSION"}},
+	// The engines embedded in Go: pure Go, built by go build for every target, needing nothing but Go.
+	{Name: Goja, Title: "goja", Kind: Interpreter,
+		Source:  goModule(GojaModule, "JavaScript in Go; no releases: pinned at a commit, shown by its date"),
+		Targets: everyGoTarget, GoModule: &GojaModule,
+		Commands: []string{"go"}, Install: installGo,
+		Floor: &Floor{GoPackage: "floor/goja"}},
+	{Name: QuickJSGo, Title: "QuickJS in Go", Kind: Interpreter,
+		Source:  goModule(QuickJSGoModule, "QuickJS translated to Go"),
+		Targets: everyGoTarget, GoModule: &QuickJSGoModule,
+		Commands: []string{"go"}, Install: installGo,
+		Floor: &Floor{GoPackage: "floor/quickjs-go"}},
+}
+
+// everyGoTarget is where an engine embedded in Go runs.
+const everyGoTarget = "every target: this machine, Android over adb, ssh boards, webos (one static Go program per GOOS and GOARCH, no C toolchain)"
+
+// installGo is what installs Go, which an engine embedded in Go needs and nothing more.
+const installGo = "install Go 1.26 or later from https://go.dev/dl/ (Debian's golang is too old)"
+
+// goModule says where an engine embedded in Go comes from, and what it is.
+func goModule(m GoModule, what string) string {
+	return "the Go module " + m.Path + " " + m.Version + " (" + what + "), pinned in bench-bridge's go.mod, fetched by " +
+		"the go command; pure Go (no cgo): needs nothing but Go"
 }
 
 // onBoards is where an engine whose floor links this machine's library runs: the program is built here, dynamically,
@@ -263,6 +321,9 @@ func (e Engine) Check(s System) Status {
 	case e.Pinned != nil: // built from its pinned source: nothing to install but a compiler
 		st.Version = e.Pinned.Version
 		st.Detail = "built from source on first use (needs a C compiler; doctor checks it)"
+	case e.GoModule != nil: // built with go: nothing to install but Go
+		st.Version = e.GoModule.Short()
+		st.Detail = "built with " + st.Detail + " on first use, for each target's GOOS and GOARCH without cgo"
 	case e.version != nil:
 		st.Version = e.version(s, module)
 	}
@@ -271,6 +332,9 @@ func (e Engine) Check(s System) Status {
 
 // fix is the command that installs e's parts on a Debian of that suite.
 func (e Engine) fix(suite string) string {
+	if e.Install != "" {
+		return e.Install
+	}
 	pkg, ok := e.Debian[suite]
 	if !ok {
 		pkg = e.Debian[""]

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/engines"
+)
+
+// TestGoEngineFloors measures the floor of each engine embedded in Go (goja, QuickJS in Go) on this machine, every
+// case of the catalogue once with the smallest settings: built with go alone, the artifact names the engine at the
+// version go.mod pins and the Go that built it, no case is missing or failed, and the memory records count the Go
+// heap's allocations as the host's (the engine's are not told apart). bench-bridge check passes the floor.
+func TestGoEngineFloors(t *testing.T) {
+	requireGo(t)
+	for _, name := range build.GoFloors() {
+		t.Run(name, func(t *testing.T) {
+			e, err := engines.Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "floor.json")
+			stdout, stderr, code := run(t, "floor", localName(), "--engine", name, "--runs", "1", "--samples", "1", "--min-time", "1ms", "--out", out)
+			if code != 0 {
+				t.Fatalf("floor --engine %s: exit %d\n%s\n%s", name, code, stdout, stderr)
+			}
+			a := readArtifact(t, out)
+			if a.Engine.Name != name || a.Engine.Version != strings.TrimPrefix(e.GoModule.Version, "v") || !a.Complete || len(a.Failures) > 0 ||
+				len(a.Cases) != len(cases.Catalogue) || len(a.NotImplemented) > 0 {
+				t.Fatalf("artifact: engine %+v complete=%v, %d cases, failures %+v, not implemented %v", a.Engine, a.Complete, len(a.Cases), a.Failures, a.NotImplemented)
+			}
+			if !strings.HasPrefix(a.Device.Compiler, "go1.") || !strings.Contains(a.Device.CFlags, "CGO_ENABLED=0") || a.Cases[0].Name != cases.RefCase {
+				t.Errorf("built with %q %q, first case %s", a.Device.Compiler, a.Device.CFlags, a.Cases[0].Name)
+			}
+			if m := a.Case("host_to_script_object").Memory; m == nil || m.HostAllocsPerOp == nil || m.EngineAllocsPerOp != nil {
+				t.Errorf("host_to_script_object's memory: %+v, want the Go heap's counts as the host's", m)
+			}
+			prog, err := build.BuildEngineFloor(context.Background(), build.Host(), name, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stdout, stderr, code := run(t, "check", prog.Path); code != 0 || !strings.Contains(stdout, "speaks the protocol") {
+				t.Errorf("bench-bridge check of the %s floor: exit %d\n%s%s", name, code, stdout, stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,52 @@
+package engines
+
+import (
+	"errors"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestGoEnginesArePinnedByGoMod: the versions of the engines embedded in Go that bench-bridge names are the ones its
+// go.mod requires, which the go command builds their floors with.
+func TestGoEnginesArePinnedByGoMod(t *testing.T) {
+	mod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range All {
+		if e.GoModule == nil {
+			continue
+		}
+		m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(e.GoModule.Path) + ` (\S+)`).FindSubmatch(mod)
+		if m == nil || string(m[1]) != e.GoModule.Version {
+			t.Errorf("%s: go.mod requires %s at %q, the engine's entry says %s", e.Name, e.GoModule.Path, m, e.GoModule.Version)
+		}
+		if e.Floor == nil || e.Floor.GoPackage == "" || e.Kind != Interpreter {
+			t.Errorf("%s: floor %+v, kind %s: want a Go floor, an interpreter", e.Name, e.Floor, e.Kind)
+		}
+	}
+}
+
+// TestGoEnginesNeedNothingButGo: an engine embedded in Go needs the go command and nothing else: with it, the
+// version is the module's; without it, the fix installs Go.
+func TestGoEnginesNeedNothingButGo(t *testing.T) {
+	for _, name := range []string{Goja, QuickJSGo} {
+		e, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		have := System{Root: t.TempDir(), Suite: "bookworm", PkgConfig: func(string) (string, bool) { return "", false },
+			LookPath: func(c string) (string, error) { return "/usr/local/go/bin/" + c, nil }}
+		st := e.Check(have)
+		if !st.Have || st.Version != map[string]string{Goja: "2026-03-11", QuickJSGo: "0.27.0"}[name] || st.Fix != "" || !strings.Contains(st.Detail, "/usr/local/go/bin/go") {
+			t.Errorf("%s with go: %+v", name, st)
+		}
+		none := have
+		none.LookPath = func(string) (string, error) { return "", errors.New("not found") }
+		if st := e.Check(none); st.Have || st.Detail != "missing go" || !strings.HasPrefix(st.Fix, "install Go 1.26 or later from https://go.dev/dl/") {
+			t.Errorf("%s without go: %+v", name, st)
+		}
+	}
+}
