@@ -104,58 +104,67 @@ func TestGateAAAndAB(t *testing.T) {
 			}
 		}
 	})
-	// compareProof runs compare json B with --gate over the gate's cases, two programs a round, side by side as the
-	// paired test wants them, and checks that its rounds could flag a case.
-	compareProof := func(t *testing.T, b, out string) (int, gate.Report, []string) {
-		t.Helper()
-		code, r, reg := gateJSON(t, "compare", localName(), "json", b, "--cases", caseList, "--runs", compareRoundsForProof,
-			"--gate", "--out", out)
+	// One compare proves A/A and A/B at once: three programs a round, side by side as the paired test wants them, the
+	// json bridge (A), the same program again (A/A) and the same binary told to add abShare of busy work (A/B), over
+	// the gate's cases. What is paired is each process's ratio to the reference loop measured beside each case, and 30
+	// pairs judge it: short samples serve it as well as long ones, and the three programs share the rounds.
+	t.Run("A/A and A/B compare", func(t *testing.T) {
+		out := filepath.Join(dir, "compare")
+		code, r, reg := gateJSON(t, "compare", localName(), "json", "json", fmt.Sprintf("json:slowdown=%v", abShare), "--cases", caseList,
+			"--runs", compareRoundsForProof, "--min-time", "2ms", "--warmup", "1ms", "--gate", "--out", out)
 		logResult(t, "compare", r)
-		for _, n := range r.Results[0].Notes {
-			if strings.Contains(n.Text, "cannot reach alpha") {
-				t.Fatalf("compare of %s rounds proves nothing: %s", compareRoundsForProof, n)
+		if len(r.Results) != 2 {
+			t.Fatalf("compare of three programs: %d results, want A/A and A/B", len(r.Results))
+		}
+		slowed := fmt.Sprintf("json %s slowdown=%v", localName(), abShare)
+		for _, res := range r.Results {
+			for _, n := range res.Notes {
+				if strings.Contains(n.Text, "cannot reach alpha") {
+					t.Fatalf("compare of %s rounds proves nothing: %s", compareRoundsForProof, n)
+				}
+			}
+			ab := res.Label == slowed
+			for _, c := range res.Cases {
+				if regressed := c.Verdict == analysis.Regressed; regressed != ab {
+					t.Errorf("%s %s: %s (%+.1f%%); want regressed only with the busy work added", res.Label, c.Case, c.Verdict, 100*c.Change)
+				}
 			}
 		}
-		return code, r, reg
-	}
-	t.Run("A/A compare", func(t *testing.T) {
-		if code, _, reg := compareProof(t, "json", filepath.Join(dir, "aa")); code != 0 || len(reg) > 0 {
-			t.Errorf("A/A compare: exit %d, regressions %v", code, reg)
+		if code != exitRegressed || len(reg) != len(gateCases) || slices.ContainsFunc(reg, func(s string) bool { return !strings.HasPrefix(s, slowed+": ") }) {
+			t.Errorf("A/A and A/B compare: exit %d, regressions %v; want 3 and every case of %s alone", code, reg, slowed)
 		}
-	})
-	t.Run("A/B compare", func(t *testing.T) {
-		out := filepath.Join(dir, "ab")
-		code, r, reg := compareProof(t, fmt.Sprintf("json:slowdown=%v", abShare), out)
-		if code != exitRegressed || len(reg) != len(gateCases) {
-			t.Errorf("A/B compare: exit %d, regressions %v; want 3 and every case", code, reg)
-		}
-		b := readArtifact(t, filepath.Join(out, "b-"+localName()+"-slowdown0.25.json"))
+		b := readArtifact(t, filepath.Join(out, "c-"+localName()+"-slowdown0.25.json"))
 		if b.Settings.Slowdown != abShare || b.Session.ID == "" || b.Session.ID != readArtifact(t, filepath.Join(out, "a-"+localName()+".json")).Session.ID {
 			t.Fatalf("the B artifact: slowdown %v, session %+v", b.Settings.Slowdown, b.Session)
 		}
-		for _, c := range r.Results[0].Cases {
-			// The share the program applied, as it calibrated it on this machine, and what the session measured.
-			var shares []float64
-			for _, p := range b.Case(c.Case).Processes {
-				shares = append(shares, p.SlowdownNs/p.SlowdownBaseNs)
+		for _, res := range r.Results {
+			if res.Label != slowed {
+				continue
 			}
-			applied := median(shares)
-			if math.Abs(applied-abShare) > 0.05 {
-				t.Errorf("%s: the program applied %.3f of the crossing, asked for %v", c.Case, applied, abShare)
-			}
-			if math.Abs(c.Change-applied) > applied/2 {
-				t.Errorf("%s: measured %+.1f%% with %.1f%% of busy work added", c.Case, 100*c.Change, 100*applied)
+			for _, c := range res.Cases {
+				// The share the program applied, as it calibrated it on this machine, and what the session measured.
+				var shares []float64
+				for _, p := range b.Case(c.Case).Processes {
+					shares = append(shares, p.SlowdownNs/p.SlowdownBaseNs)
+				}
+				applied := median(shares)
+				if math.Abs(applied-abShare) > 0.05 {
+					t.Errorf("%s: the program applied %.3f of the crossing, asked for %v", c.Case, applied, abShare)
+				}
+				if math.Abs(c.Change-applied) > applied/2 {
+					t.Errorf("%s: measured %+.1f%% with %.1f%% of busy work added", c.Case, 100*c.Change, 100*applied)
+				}
 			}
 		}
 	})
 	t.Run("A/B gate --confirm", func(t *testing.T) {
 		// A baseline measured just before b: runs minutes apart differ more than runs seconds apart. One case, with
-		// short samples: the rerun beside the baseline's program (compare's rounds of each flagged case, with the
-		// artifacts' samples) is what this proves, and the compare above proves every direction.
+		// one short sample a process: the rerun beside the baseline's program (compare's 40 rounds of each flagged
+		// case, with the artifacts' samples) is what this proves, and the compare above proves every direction.
 		//
 		// One more pair when the first pass flags nothing: a baseline measured in a slow spell of this machine may
 		// still hide the slowdown from a test across sessions.
-		one := []string{"--cases", gateCases[0], "--runs", "5", "--samples", "3", "--min-time", "5ms"}
+		one := []string{"--cases", gateCases[0], "--runs", "5", "--samples", "1", "--min-time", "2ms", "--warmup", "1ms"}
 		var code int
 		var r gate.Report
 		var reg []string
