@@ -114,6 +114,7 @@ func TestSecondSignalQuitsAtOnce(t *testing.T) {
 		code int
 	}{{"SIGINT", syscall.SIGINT, 130}, {"SIGTERM", syscall.SIGTERM, 143}} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each signal on a device of its own: most of each is waiting on bounds
 			srv := sshdtest.Start(t, sshdtest.Options{})
 			dev := newFreezer(t, srv.Addr)
 			srv.AddKnownHost(t, dev.Addr)
@@ -199,10 +200,13 @@ func TestSecondSignalQuitsAtOnce(t *testing.T) {
 }
 
 // TestTargetsOnAStalledADBServer: an adb server that answers OKAY to host:transport and then never answers the
-// service request. `bench-bridge targets` allows each target a few seconds and must say which step did not answer,
-// instead of hanging.
+// service request. `bench-bridge targets` allows each target a few seconds (here two: what is proven is that the
+// bound ends the wait, not its length) and must say which step did not answer, instead of hanging.
 func TestTargetsOnAStalledADBServer(t *testing.T) {
 	testenv.SkipInShort(t, "waits out the bound of a stalled adb server")
+	old := reachBound
+	reachBound = 2 * time.Second
+	t.Cleanup(func() { reachBound = old })
 	adbsim.StallingServer(t, "stall-cli")
 	t.Setenv("ANDROID_SERIAL", "")
 	stdout, stderr, code := run(t, "targets")

@@ -163,13 +163,16 @@ func targetsRun(o *targetsOptions) error {
 	return tw.Flush()
 }
 
-// reachability opens a target and runs `true` on it, within a few seconds. The built-in ssh target is no device
-// until the command line names its board.
+// reachBound is how long `bench-bridge targets` gives each target to open and run `true`.
+var reachBound = 10 * time.Second
+
+// reachability opens a target and runs `true` on it, within reachBound. The built-in ssh target is no device until
+// the command line names its board.
 func (o *targetsOptions) reachability(cfg *config.Config, name string) string {
 	if _, configured := cfg.Targets[name]; name == sshBoard && !configured && o.Device.Host == "" {
 		return "-: names a board on the command line (bench-bridge ssh [USER@]HOST)"
 	}
-	ctx, cancel := context.WithTimeout(o.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(o.ctx, reachBound)
 	defer cancel()
 	t, err := o.OpenTarget(ctx, name, cfg.Specs(), o.Device)
 	if err == nil {

@@ -111,12 +111,13 @@ func TestOneRunPerDevice(t *testing.T) {
 	l, b, words := lab(t, 1)
 	bin := cli(t)
 	dir := t.TempDir()
+	// No warm-up (it would take as long as a sample): what holds the devices is the samples' length.
 	measure := func(name, minTime string, runs int) []string {
 		return append(slices.Clone(words), "--out", filepath.Join(dir, name, "{target}.json"), "--runs", strconv.Itoa(runs),
-			"--samples", "1", "--min-time", minTime)
+			"--samples", "1", "--min-time", minTime, "--warmup", "1ms")
 	}
 	devices := []string{phoneTarget(l.Phones[0]), b.Addr}
-	// The first run's samples are long enough for the second to arrive while it holds both devices.
+	// The first run's samples are long enough for the second to arrive while it holds both devices: seconds.
 	first := startCLI(t, bin, append([]string{"floor"}, measure("first", "1s", 1)...))
 	for _, d := range devices {
 		first.waitFor(t, "running floor "+d+" on ")

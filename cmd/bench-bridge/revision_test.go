@@ -152,14 +152,15 @@ func TestBridgeAtARevision(t *testing.T) {
 	}
 }
 
-// TestBisectFindsTheCulprit: in 16 commits of a user's bridge of which one adds a busy loop to host_add and the
-// others change nothing measured, bisect names that commit in at most 5 builds (GOOD's among them), by instructions
-// and by time.
+// TestBisectFindsTheCulprit: in 8 commits of a user's bridge of which one adds a busy loop to host_add and the
+// others change nothing measured, bisect names that commit in at most 4 builds (GOOD's among them), by instructions
+// and by time. Each commit built costs seconds under callgrind: 8 commits take the three steps of a search as 16
+// take four, and prove as well that it halves and builds each commit once.
 func TestBisectFindsTheCulprit(t *testing.T) {
 	requireCC(t)
 	testenv.Require(t, "valgrind", "apt-get install valgrind (scripts/setup does it)")
-	const culprit = 11
-	r := newBridgeRepo(t, 16, culprit, 1000, -1)
+	const culprit = 5
+	r := newBridgeRepo(t, 8, culprit, 1000, -1)
 	for _, tc := range []struct {
 		metric string
 		args   []string
@@ -178,14 +179,14 @@ func TestBisectFindsTheCulprit(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 			}
-			if !strings.Contains(stdout, "first slower commit: "+r.commits[culprit]+" change 11\n") {
+			if !strings.Contains(stdout, "first slower commit: "+r.commits[culprit]+" change 5\n") {
 				t.Errorf("want commit %s named\n%s", r.commits[culprit], stdout)
 			}
 			// A build checks its commit out; a second use of a commit (GOOD's in every step by time, and the
 			// commits the instructions built before) is taken from the cache.
 			builds := strings.Count(stderr, "checking out commit")
-			if !strings.Contains(stdout, "\n5 commits built and measured (with GOOD), 4 steps\n") || builds > 5 {
-				t.Errorf("%d builds, want 5 commits measured, in at most 5 builds\n%s", builds, stdout)
+			if !strings.Contains(stdout, "\n4 commits built and measured (with GOOD), 3 steps\n") || builds > 4 {
+				t.Errorf("%d builds, want 4 commits measured, in at most 4 builds\n%s", builds, stdout)
 			}
 			if !strings.Contains(stdout, "bench-bridge profile linux script_to_host_scalar --bridge mine@"+build.ShortCommit(r.commits[culprit])+
 				" --diff mine@"+build.ShortCommit(r.commits[culprit-1])) {
@@ -195,13 +196,15 @@ func TestBisectFindsTheCulprit(t *testing.T) {
 	}
 }
 
-// TestBisectSkipsWhatDoesNotBuild: a commit that breaks the build is skipped, and the search goes on around it.
+// TestBisectSkipsWhatDoesNotBuild: a commit that breaks the build is skipped, and the search goes on around it. The
+// skip is the build's, whatever the metric: by time, as TestBisectFindsTheCulprit's second search, which takes
+// seconds where callgrind takes seconds a commit.
 func TestBisectSkipsWhatDoesNotBuild(t *testing.T) {
 	requireCC(t)
-	testenv.Require(t, "valgrind", "apt-get install valgrind (scripts/setup does it)")
-	r := newBridgeRepo(t, 8, 6, 200, 4) // 1..7 after GOOD: the search probes 4 first
+	r := newBridgeRepo(t, 8, 6, 1000, 4) // 1..7 after GOOD: the search probes 4 first
 	stdout, stderr, code := run(t, "bisect", r.commits[0], r.commits[7], "--config", r.config(), "--bridge", "mine",
-		"--cases", "script_to_host_scalar", "--metric", "instructions", "--out", t.TempDir())
+		"--cases", "script_to_host_scalar", "--metric", "time", "--out", t.TempDir(), "--budget", "2m", "--samples", "3",
+		"--min-time", "2ms", "--threshold", "1")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
