@@ -101,17 +101,23 @@ func TestWebOSOnBoard(t *testing.T) {
 }
 
 // TestWebOSOverOpenSSH runs a few cases on OpenSSH with sftp, under an explicit qemu-arm prefix (the artifact names
-// it as the reason), and without sftp, through binfmt.
+// it as the reason), and, in scripts/test --full, without sftp, through binfmt: the landing run proves that on the
+// dropbear board (TestWebOSOnBoard: the shell upload, binfmt) and against OpenSSH without sftp in package targets
+// (TestSSHTarget's shell upload).
 func TestWebOSOverOpenSSH(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		opts   sshdtest.Options
 		prefix string
+		full   bool
 	}{
-		{"sftp, qemu prefix", sshdtest.Options{}, "qemu-arm -cpu cortex-a8"},
-		{"no sftp, binfmt", sshdtest.Options{NoSFTP: true}, ""},
+		{"sftp, qemu prefix", sshdtest.Options{}, "qemu-arm -cpu cortex-a8", false},
+		{"no sftp, binfmt", sshdtest.Options{NoSFTP: true}, "", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.full {
+				testenv.SkipUnlessFull(t, "TestWebOSOnBoard and package targets' TestSSHTarget prove it in parts")
+			}
 			if tt.prefix != "" {
 				testenv.Require(t, "qemu-arm", "apt-get install qemu-user (scripts/setup does it)")
 			}
