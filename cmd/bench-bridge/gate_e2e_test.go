@@ -211,8 +211,10 @@ func TestGateAAAndAB(t *testing.T) {
 			t.Fatalf("exit %d, regressions %v", code, reg)
 		}
 		for _, c := range r.Results[0].Cases {
-			// The same binary counts the same, to within 0.01%.
-			if c.Change > 1e-4 || c.Change < -1e-4 {
+			// The same binary counts the same, each count to within 0.01%: a ratio of two counts, to within 0.02%
+			// (the history's tolerance, trend.DefaultOptions.ExactTolerance). Five runs here spread the ratio by
+			// 0.007%, and one moved it by 0.0101%.
+			if c.Change > 2e-4 || c.Change < -2e-4 {
 				t.Errorf("%s: instruction ratio moved %+.4f%% between two runs of the same binary", c.Case, 100*c.Change)
 			}
 		}
