@@ -1,13 +1,11 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/dop251/goja"
 
 	"github.com/bench-bridge/bench-bridge/floor/internal/plain"
-	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // plainLoop is script's bench(n) straight against goja's API, outside the harness: host_add a Runtime.Set function
@@ -32,26 +30,9 @@ func plainLoop(tb testing.TB, script string) plain.Loop {
 	}
 }
 
-// TestFloorIsThePlainLoop: the floor's ×ref of script_to_host_scalar is within 1.5x of a plain loop's against goja.
-func TestFloorIsThePlainLoop(t *testing.T) {
-	testenv.SkipInShort(t, "times the floor against a plain loop")
-	var log strings.Builder
-	err := plain.Compare(&log, program(), plainLoop(t, plain.RefScript), plainLoop(t, plain.ScalarScript))
-	t.Log("\n" + log.String())
-	if err != nil {
-		t.Error(err)
-	}
-}
+// TestFloorIsThePlainLoop: the floor's ×ref of script_to_host_scalar is within 1.5x of a plain loop's against the
+// same engine's API.
+func TestFloorIsThePlainLoop(t *testing.T) { plain.Test(t, program(), plainLoop) }
 
 // BenchmarkPlain is the plain loop's ns/op: go test -run NONE -bench Plain ./floor/goja
-func BenchmarkPlain(b *testing.B) {
-	for _, c := range []struct{ name, script string }{{"ref_js_loop", plain.RefScript}, {"script_to_host_scalar", plain.ScalarScript}} {
-		b.Run(c.name, func(b *testing.B) {
-			l := plainLoop(b, c.script)
-			b.ResetTimer()
-			if err := l(uint64(b.N)); err != nil {
-				b.Fatal(err)
-			}
-		})
-	}
-}
+func BenchmarkPlain(b *testing.B) { plain.Bench(b, plainLoop) }

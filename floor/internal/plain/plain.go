@@ -11,9 +11,11 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/bench-bridge/bench-bridge/harness"
+	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // The two loops, as cases/c/harness_scripts.c has them: ref_js_loop is script_to_host_scalar's loop with the call
@@ -126,4 +128,29 @@ func Compare(log io.Writer, p harness.Program, ref, scalar Loop) error {
 		return fmt.Errorf("the floor's ×ref %.2f is %.2fx the plain loop's %.2f: not within 1.5x", floorX, r, plainX)
 	}
 	return nil
+}
+
+// Test is a floor's TestFloorIsThePlainLoop: Compare of the floor p with the plain loops that loop makes of RefScript
+// and ScalarScript, logged, failing t when the floor is not within 1.5x of them (a proof: scripts/test runs it alone).
+func Test(t *testing.T, p harness.Program, loop func(tb testing.TB, script string) Loop) {
+	testenv.SkipInShort(t, "times the floor against a plain loop")
+	var log strings.Builder
+	err := Compare(&log, p, loop(t, RefScript), loop(t, ScalarScript))
+	t.Log("\n" + log.String())
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// Bench is a floor's BenchmarkPlain: the plain loops' ns/op, of ref_js_loop and of script_to_host_scalar.
+func Bench(b *testing.B, loop func(tb testing.TB, script string) Loop) {
+	for _, c := range []struct{ name, script string }{{"ref_js_loop", RefScript}, {"script_to_host_scalar", ScalarScript}} {
+		b.Run(c.name, func(b *testing.B) {
+			l := loop(b, c.script)
+			b.ResetTimer()
+			if err := l(uint64(b.N)); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
 }
