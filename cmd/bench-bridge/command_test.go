@@ -181,7 +181,9 @@ func newFakes(stdoutTTY, stderrTTY bool, ts ...*fakeTarget) *fakes {
 	for _, t := range ts {
 		fs.targets[t.name] = t
 	}
-	io := &IOStreams{In: strings.NewReader(""), Out: &fs.stdout, ErrOut: &fs.stderr, stdoutTTY: stdoutTTY, stderrTTY: stderrTTY}
+	io := &IOStreams{In: strings.NewReader(""), Out: &fs.stdout, ErrOut: &fs.stderr}
+	io.SetStdoutTTY(stdoutTTY, 0)
+	io.SetStderrTTY(stderrTTY)
 	open := func(_ context.Context, name string, _ map[string]targets.Spec, _ targets.Overrides) (targets.Target, error) {
 		t, ok := fs.targets[name]
 		if !ok {

@@ -19,6 +19,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/gate"
+	"github.com/bench-bridge/bench-bridge/internal/iostreams"
 	"github.com/bench-bridge/bench-bridge/reports"
 	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/session"
@@ -242,7 +243,7 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	disp := newDisplay(o.IO.ErrOut, o.IO.IsStderrTTY(), o.IO.ColorEnabled(), o.Measure.quiet, o.Measure.verbose)
+	disp := o.IO.Progress(o.Measure.quiet, o.Measure.verbose)
 	dev := o.Device
 	dev.Log = disp
 	t, err := o.OpenTarget(o.ctx, o.Target, cfg.Specs(), dev)
@@ -328,7 +329,7 @@ func (o *compareOptions) plans(cfg *config.Config) ([]compareArg, []session.Plan
 
 // jobs are the plans' jobs on t, each artifact named for its program (a-..., b-...) in --out or its default, each
 // tracked on disp.
-func (o *compareOptions) jobs(t targets.Target, specs []compareArg, plans []session.Plan, disp *display) []*runner.Job {
+func (o *compareOptions) jobs(t targets.Target, specs []compareArg, plans []session.Plan, disp *iostreams.Progress) []*runner.Job {
 	dir := o.Measure.out
 	if dir == "" {
 		dir = filepath.Join(DefaultOutDir, "compare-"+t.Name())
@@ -338,7 +339,7 @@ func (o *compareOptions) jobs(t targets.Target, specs []compareArg, plans []sess
 		p.Out = filepath.Join(dir, specs[i].fileName(i, t.Name()))
 		jobs[i] = p.Job(t, disp)
 		label := fmt.Sprintf("%c %s", 'a'+i, strings.TrimSuffix(filepath.Base(p.Out)[2:], ".json"))
-		jobs[i].Options.OnEvent = disp.track(label, jobs[i].Options.Runs*len(jobs[i].Options.Cases))
+		jobs[i].Options.OnEvent = disp.Track(label, jobs[i].Options.Runs*len(jobs[i].Options.Cases))
 	}
 	return jobs
 }

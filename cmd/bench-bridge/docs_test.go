@@ -364,7 +364,7 @@ func TestDocTables(t *testing.T) {
 			var out bytes.Buffer
 			streams := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: io.Discard}
 			if kind == "output" {
-				streams.stdoutTTY, streams.width = true, 120
+				streams.SetStdoutTTY(true, 120)
 			}
 			args := strings.Fields(command)[1:]
 			if code := executeWith(&Factory{IO: streams}, args); code != 0 {

@@ -96,9 +96,9 @@ func TestReadmeShowWideIsThePipedText(t *testing.T) {
 	args := []string{"show", "../../docs/reports/bench/floor-linux.json", "../../docs/reports/bench/linux.json"}
 	showOn := func(tty bool, extra ...string) string {
 		var out bytes.Buffer
-		streams := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: io.Discard, stdoutTTY: tty}
+		streams := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: io.Discard}
 		if tty {
-			streams.width = 120
+			streams.SetStdoutTTY(true, 120)
 		}
 		if code := executeWith(&Factory{IO: streams}, append(args, extra...)); code != 0 {
 			t.Fatalf("show %v: exit %d", extra, code)

@@ -130,7 +130,7 @@ func measureRun(o *measureOptions) error {
 			fmt.Fprintf(o.IO.ErrOut, "bench-bridge: note: %s\n", why)
 		}
 	}
-	disp := newDisplay(o.IO.ErrOut, o.IO.IsStderrTTY(), o.IO.ColorEnabled(), o.Measure.quiet, o.Measure.verbose)
+	disp := o.IO.Progress(o.Measure.quiet, o.Measure.verbose)
 	dev.Log = disp
 	opened, errs := session.OpenAll(o.ctx, o.OpenTarget, names, specs, dev)
 	defer func() {
@@ -141,7 +141,7 @@ func measureRun(o *measureOptions) error {
 		}
 	}()
 	track := func(job *runner.Job) {
-		job.Options.OnEvent = disp.track(strings.TrimSuffix(session.DefaultName(job.Target.Name(), job.Kind, job.Codec, job.Engine), ".json"), len(job.Options.Cases))
+		job.Options.OnEvent = disp.Track(strings.TrimSuffix(session.DefaultName(job.Target.Name(), job.Kind, job.Codec, job.Engine), ".json"), len(job.Options.Cases))
 	}
 	arts, files, runErrs := session.Each(o.ctx, p, opened, disp, session.Hold(o.Measure.wait, disp), track)
 	for i, err := range runErrs {

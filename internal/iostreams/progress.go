@@ -1,4 +1,4 @@
-package main
+package iostreams
 
 import (
 	"fmt"
@@ -11,9 +11,9 @@ import (
 	"github.com/bench-bridge/bench-bridge/runner"
 )
 
-// display shows what runs are doing. On a terminal it keeps one status line (a bar, the case, an estimate) under the
+// Progress shows what runs are doing. On a terminal it keeps one status line (a bar, the case, an estimate) under the
 // log; elsewhere (CI logs, pipes) it prints plain lines. A terminal changes the form, never the content.
-type display struct {
+type Progress struct {
 	mu      sync.Mutex
 	w       io.Writer
 	tty     bool
@@ -32,13 +32,13 @@ type runState struct {
 	started time.Time
 }
 
-// newDisplay shows progress on w: a status line when w is a terminal (tty), plain lines otherwise.
-func newDisplay(w io.Writer, tty, color, quiet, verbose bool) *display {
-	return &display{w: w, tty: tty, color: color && tty, quiet: quiet, verbose: verbose}
+// newProgress shows progress on w: a status line when w is a terminal (tty), plain lines otherwise.
+func newProgress(w io.Writer, tty, color, quiet, verbose bool) *Progress {
+	return &Progress{w: w, tty: tty, color: color && tty, quiet: quiet, verbose: verbose}
 }
 
 // Write implements io.Writer for log lines (building, fetching): they go above the status line.
-func (d *display) Write(p []byte) (int, error) {
+func (d *Progress) Write(p []byte) (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.quiet {
@@ -51,7 +51,7 @@ func (d *display) Write(p []byte) (int, error) {
 }
 
 // track returns the event handler of one run of total cases, labelled like "linux-fast".
-func (d *display) track(label string, total int) func(runner.Event) {
+func (d *Progress) Track(label string, total int) func(runner.Event) {
 	d.mu.Lock()
 	r := &runState{label: label, total: total, current: "building", started: time.Now()}
 	d.runs = append(d.runs, r)
@@ -82,7 +82,7 @@ func (d *display) track(label string, total int) func(runner.Event) {
 	}
 }
 
-func (d *display) remove(r *runState) {
+func (d *Progress) remove(r *runState) {
 	for i, x := range d.runs {
 		if x == r {
 			d.runs = append(d.runs[:i], d.runs[i+1:]...)
@@ -92,7 +92,7 @@ func (d *display) remove(r *runState) {
 }
 
 // clear erases the status line.
-func (d *display) clear() {
+func (d *Progress) clear() {
 	if d.status {
 		fmt.Fprint(d.w, "\r\033[K")
 		d.status = false
@@ -100,7 +100,7 @@ func (d *display) clear() {
 }
 
 // draw writes the status line: per run a bar, the count, the current case and an estimate of the time left.
-func (d *display) draw() {
+func (d *Progress) draw() {
 	if !d.tty || d.quiet || len(d.runs) == 0 {
 		return
 	}
@@ -124,7 +124,7 @@ func (d *display) draw() {
 }
 
 // paint colours s on a terminal that wants colour (NO_COLOR unset).
-func (d *display) paint(s, code string) string {
+func (d *Progress) paint(s, code string) string {
 	if !d.color {
 		return s
 	}
