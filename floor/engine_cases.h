@@ -3,8 +3,8 @@
  * their host functions share, and case_loops.h's set-ups, timed loops and case table (cases.def's list), with the
  * cases their engine lacks.
  *
- * A floor includes it first, without BB_STATE, for the helpers alone (engine_scratch, engine_es5, engine_text, the
- * counted heap) and host_functions.h, whose list its table of host functions expands. It includes it again, at file
+ * A floor includes it first, without BB_STATE, for the helpers alone (engine_scratch, engine_text, the counted heap)
+ * and host_functions.h, whose list its table of host functions expands. It includes it again, at file
  * scope (after a C++ floor's anonymous namespace), after defining BB_STATE (its state, with text, text_len, unit_ops
  * and ui: the bb_ui its set_prop, apply_ops, set_node and apply_batch mutate) and what case_loops.h asks of a program:
  * load(c, state, fn_name) (a context with the host functions, the case's text and script, and its function fn_name
@@ -18,7 +18,6 @@
 #ifndef BB_ENGINE_HELPERS_H
 #define BB_ENGINE_HELPERS_H
 
-#include <ctype.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,32 +42,6 @@ static inline char *engine_scratch(size_t n)
 		cap = n;
 	}
 	return p;
-}
-
-/* engine_es5 is a copy of src (to free) with its let and const declarations as var, for the ES5 engines (Duktape,
- * MuJS), which have neither: the catalogue keeps them, as QuickJS's numbers and every history of them are measured
- * with let (cases/c/harness_scripts.c says why), and in the cases' scripts they mean what var does (no closure
- * captures a loop's binding). "const" becomes "var  ", so that a line and column still point where they did. NULL
- * after bb_error when out of memory. */
-static inline char *engine_es5(const char *src)
-{
-	size_t n = strlen(src), i;
-	char *out = (char *)malloc(n + 1);
-
-	if (!out) {
-		bb_error("out of memory");
-		return NULL;
-	}
-	memcpy(out, src, n + 1);
-	for (i = 0; i < n; i++) {
-		int word_start = i == 0 || !(isalnum((unsigned char)src[i - 1]) || src[i - 1] == '_' || src[i - 1] == '$');
-
-		if (word_start && strncmp(src + i, "let ", 4) == 0)
-			memcpy(out + i, "var", 3);
-		else if (word_start && strncmp(src + i, "const ", 6) == 0)
-			memcpy(out + i, "var  ", 5);
-	}
-	return out;
 }
 
 /* engine_text makes the host's text of case c (bb_case_bytes: none for a case without bytes). 0, or -1 after

@@ -6,11 +6,10 @@
  * is evaluated (an exception there fails the case). Host -> script cases define the function the host calls;
  * callback hands one to host_register().
  *
- * What an ES5 engine cannot read is the let and const of the timed loops: Duktape's and MuJS's floors read them as var
- * (engine_es5 in floor/engine_cases.h). The catalogue keeps them because QuickJS runs a loop of let about twice as
- * slowly as one of var (it checks the binding's initialisation at every read), and QuickJS's numbers, and every
- * history of them, are measured with let. The rest is ES5: function expressions, no String.prototype.repeat (the
- * prelude's repeat does its work); cases/scripts_test.go checks it. */
+ * Every script is ES5, the timed loops too (var, function expressions, no String.prototype.repeat: the prelude's
+ * repeat does its work), so that every engine runs the same text and ×ref is like for like across engines: QuickJS
+ * runs a loop of let about twice as slowly as one of var (it checks the binding's initialisation at every read),
+ * where Duktape and MuJS have only var. cases/scripts_test.go checks it. */
 #ifdef BB_HARNESS_UNITY /* compiled through harness.c, which says why */
 #include "harness_internal.h"
 
@@ -31,16 +30,16 @@ static const char js_prelude[] =
 /* The loop of script_to_host_scalar with host_add replaced by its arithmetic. */
 static const char js_ref[] =
 	"function bench(n) {\n"
-	"  let s = 0;\n"
-	"  for (let i = 0; i < n; i++) s = (s + i) % 1000003;\n"
+	"  var s = 0;\n"
+	"  for (var i = 0; i < n; i++) s = (s + i) % 1000003;\n"
 	"  return s;\n"
 	"}\n"
 	"expect(bench(2000), 998997, 'bench(2000)');\n";
 
 static const char js_scalar[] =
 	"function bench(n) {\n"
-	"  let s = 0;\n"
-	"  for (let i = 0; i < n; i++) s = host_add(s, i);\n"
+	"  var s = 0;\n"
+	"  for (var i = 0; i < n; i++) s = host_add(s, i);\n"
 	"  return s;\n"
 	"}\n"
 	"expect(bench(2000), 998997, 'bench(2000)');\n";
@@ -69,8 +68,8 @@ static const char js_string[] =
 	JS_MKSTR
 	"expect(host_upper(S), mkstr(N, true), 'host_upper(S)');  // not a regular expression: slow under qemu\n"
 	"function bench(n) {\n"
-	"  let s = 0;\n"
-	"  for (let i = 0; i < n; i++) s += host_upper(S).length;\n"
+	"  var s = 0;\n"
+	"  for (var i = 0; i < n; i++) s += host_upper(S).length;\n"
 	"  return s;\n"
 	"}\n";
 
@@ -78,10 +77,10 @@ static const char js_string[] =
 static const char js_object[] =
 	"var O = {id: 0, name: 'node-\\u00e9', x: 1.5, y: 2.25, tags: ['a', 'bb', 'ccc'], pos: {a: 3, b: 4}};\n"
 	"function bench(n) {\n"
-	"  let s = 0;\n"
-	"  for (let i = 0; i < n; i++) {\n"
+	"  var s = 0;\n"
+	"  for (var i = 0; i < n; i++) {\n"
 	"    O.id = i;\n"
-	"    const r = host_obj(O);\n"
+	"    var r = host_obj(O);\n"
 	"    s = (s + r.id + r.x) % 1000003;\n"
 	"  }\n"
 	"  return s;\n"
@@ -96,10 +95,10 @@ static const char js_record[] =
 	"expect(host_record(R).id, 42, 'host_record(R).id');\n"
 	"expect(host_record(R).text, S, 'host_record(R).text');\n"
 	"function bench(n) {\n"
-	"  let s = 0;\n"
-	"  for (let i = 0; i < n; i++) {\n"
+	"  var s = 0;\n"
+	"  for (var i = 0; i < n; i++) {\n"
 	"    R.id = i;\n"
-	"    const r = host_record(R);\n"
+	"    var r = host_record(R);\n"
 	"    s = (s + r.id + r.text.length) % 1000003;\n"
 	"  }\n"
 	"  return s;\n"
@@ -107,10 +106,10 @@ static const char js_record[] =
 
 static const char js_array[] =
 	"var A = [];\n"
-	"for (let i = 0; i < 64; i++) A.push(i * 0.5);\n"
+	"for (var i = 0; i < 64; i++) A.push(i * 0.5);\n"
 	"function bench(n) {\n"
-	"  let s = 0;\n"
-	"  for (let i = 0; i < n; i++) {\n"
+	"  var s = 0;\n"
+	"  for (var i = 0; i < n; i++) {\n"
 	"    A[0] = i;\n"
 	"    s = (s + host_sum(A)) % 1000003;\n"
 	"  }\n"
@@ -134,13 +133,13 @@ static const char js_callback[] = "host_register(function (x, y) { return (x + y
 
 static const char js_error[] =
 	"function bench(n) {\n"
-	"  let s = 0;\n"
-	"  for (let i = 0; i < n; i++) {\n"
+	"  var s = 0;\n"
+	"  for (var i = 0; i < n; i++) {\n"
 	"    try { host_fail(i); } catch (e) { s += e.message.length; }\n"
 	"  }\n"
 	"  return s;\n"
 	"}\n"
-	"let caught = null;\n"
+	"var caught = null;\n"
 	"try { host_fail(12); } catch (e) { caught = e; }\n"
 	"expect(caught instanceof Error, true, 'host_fail(12) threw an Error');\n"
 	"expect(caught.message, 'host_fail: refused 12', 'its message');\n";
@@ -154,9 +153,9 @@ static const char js_script_error[] = "function fail(i) { throw new Error('scrip
 #define JS_UI_BENCH(start, mutate, send)                                                          \
 	"var KEYS = ['x', 'y', 'w', 'h', 'color', 'text', 'opacity', 'visible'];\n"               \
 	"function bench(n) {\n"                                                                   \
-	"  for (let f = 0; f < n; f++) {\n"                                                       \
-	"    const base = f * 16;\n" start "    for (let k = 0; k < 16; k++) {\n"                \
-	"      const m = base + k;\n"                                                             \
+	"  for (var f = 0; f < n; f++) {\n"                                                       \
+	"    var base = f * 16;\n" start "    for (var k = 0; k < 16; k++) {\n"                    \
+	"      var m = base + k;\n"                                                               \
 	"      " mutate "\n"                                                                      \
 	"    }\n" send "  }\n"                                                                    \
 	"  return n;\n"                                                                           \
@@ -176,19 +175,19 @@ static const char js_ui_object_calls[] =
 
 /* The same objects, made the same way, sent as one list per frame: a batch of mutations. */
 static const char js_ui_object_batch[] =
-	JS_UI_BENCH("    const list = [];\n", "list.push({id: m & 63, key: KEYS[(m >> 3) & 7], value: m * 0.5});",
+	JS_UI_BENCH("    var list = [];\n", "list.push({id: m & 63, key: KEYS[(m >> 3) & 7], value: m * 0.5});",
 		    "    apply_batch(list);\n");
 
 static const char js_bytes[] =
 	"var B = new Uint8Array(65536);\n"
-	"for (let i = 0; i < B.length; i++) B[i] = (i * 31 + 7) & 255;\n"
+	"for (var i = 0; i < B.length; i++) B[i] = (i * 31 + 7) & 255;\n"
 	"function bench(n) {\n"
-	"  let s = 0;\n"
-	"  for (let i = 0; i < n; i++) s = (s + host_bytes(B)) % 1000003;\n"
+	"  var s = 0;\n"
+	"  for (var i = 0; i < n; i++) s = (s + host_bytes(B)) % 1000003;\n"
 	"  return s;\n"
 	"}\n"
-	"let want = 0;\n"
-	"for (let i = 0; i < B.length; i++) want += B[i];\n"
+	"var want = 0;\n"
+	"for (var i = 0; i < B.length; i++) want += B[i];\n"
 	"expect(host_bytes(B), want, 'host_bytes(B)');\n";
 
 /* The scripts of cases.def, with the case's bytes (the script's N). */

@@ -21,8 +21,8 @@ import (
 // The two loops, as cases/c/harness_scripts.c has them: ref_js_loop is script_to_host_scalar's loop with the call
 // replaced by its arithmetic.
 const (
-	RefScript    = "function bench(n) {\n  let s = 0;\n  for (let i = 0; i < n; i++) s = (s + i) % 1000003;\n  return s;\n}\n"
-	ScalarScript = "function bench(n) {\n  let s = 0;\n  for (let i = 0; i < n; i++) s = host_add(s, i);\n  return s;\n}\n"
+	RefScript    = "function bench(n) {\n  var s = 0;\n  for (var i = 0; i < n; i++) s = (s + i) % 1000003;\n  return s;\n}\n"
+	ScalarScript = "function bench(n) {\n  var s = 0;\n  for (var i = 0; i < n; i++) s = host_add(s, i);\n  return s;\n}\n"
 )
 
 // Add is host_add's arithmetic, plain: no crossing hook.
