@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"runtime"
@@ -19,15 +20,22 @@ import (
 // it runs there (a crossing each way, besides the reference loop).
 var engineCases = []string{"script_to_host_scalar", "callback"}
 
-// engineFloorsOn runs `bench-bridge floor TARGET --engine NAME` for Duktape and MuJS, built from their pinned
-// sources for the target's toolchain, with flags (the device's; its budget is the least): each artifact names the engine and the release
-// built, and holds the reference loop and engineCases, measured, by a program of compiler run under an emulator.
-func engineFloorsOn(t *testing.T, target, compiler string, flags []string, log func() string) {
+// engineRelease is an engine's floor as an artifact names it: the engine and the release built.
+type engineRelease struct{ name, version string }
+
+// cFloors are the other engines' floors built from their pinned sources for a device's toolchain.
+var cFloors = []engineRelease{{"duktape", engines.DuktapeVersion}, {"mujs", engines.MuJSVersion}}
+
+// engineFloorsOn runs `bench-bridge floor TARGET --engine NAME` for each of floors, with flags (the device's; its
+// budget is the least) over measured: each artifact names the engine and the release built, and holds the reference
+// loop and measured, measured by a program run under an emulator whose compiler or flags say built (the C compiler,
+// or the Go target).
+func engineFloorsOn(t *testing.T, target string, floors []engineRelease, built string, measured, flags []string, log func() string) {
 	t.Helper()
 	dir := t.TempDir()
-	for _, e := range []struct{ name, version string }{{"duktape", engines.DuktapeVersion}, {"mujs", engines.MuJSVersion}} {
+	for _, e := range floors {
 		out := filepath.Join(dir, "floor-"+e.name+".json")
-		args := append(append([]string{"floor", target, "--engine", e.name, "--out", out, "--cases", strings.Join(engineCases, ",")}, flags...),
+		args := append(append([]string{"floor", target, "--engine", e.name, "--out", out, "--cases", strings.Join(measured, ",")}, flags...),
 			"--runs", "1", "--samples", "1", "--min-time", "1ms", "--warmup", "1ms") // after flags: the last of a flag counts
 		stdout, stderr, code := run(t, args...)
 		if code != 0 {
@@ -35,20 +43,23 @@ func engineFloorsOn(t *testing.T, target, compiler string, flags []string, log f
 		}
 		a := readArtifact(t, out)
 		if a.Engine.Name != e.name || a.Engine.Version != e.version || !a.Complete || len(a.Failures) > 0 ||
-			len(a.Cases) != 1+len(engineCases) || a.Cases[0].Name != cases.RefCase {
+			len(a.Cases) != 1+len(measured) || a.Cases[0].Name != cases.RefCase {
 			t.Fatalf("%s: engine %+v, complete=%v, failures %+v, cases %d: want %s %s, the reference loop and %v",
-				out, a.Engine, a.Complete, a.Failures, len(a.Cases), e.name, e.version, engineCases)
+				out, a.Engine, a.Complete, a.Failures, len(a.Cases), e.name, e.version, measured)
 		}
-		for _, name := range engineCases {
-			if c := a.Case(name); c == nil || c.MedianNs <= 0 || len(c.SamplesNs) != 1 {
+		line := e.name + " on " + target + " (emulated, beside other tests):"
+		for _, name := range append([]string{cases.RefCase}, measured...) {
+			c := a.Case(name)
+			if c == nil || c.MedianNs <= 0 || len(c.SamplesNs) != 1 {
 				t.Errorf("%s: %s not measured: %+v", a.Label(), name, c)
+				continue
 			}
+			line += fmt.Sprintf(" %s %.0f ns", name, c.MedianNs)
 		}
-		if !strings.Contains(a.Device.Compiler, compiler) || !a.Device.Emulated {
-			t.Errorf("%s: compiler %q, emulated %v: want %s, emulated", a.Label(), a.Device.Compiler, a.Device.Emulated, compiler)
+		if tc := a.Device.Compiler + " " + a.Device.CFlags; !strings.Contains(tc, built) || !a.Device.Emulated {
+			t.Errorf("%s: built by %q, emulated %v: want %s, emulated", a.Label(), tc, a.Device.Emulated, built)
 		}
-		t.Logf("%s on %s (emulated, beside other tests): script_to_host_scalar %.0f ns, callback %.0f ns, ref_js_loop %.0f ns",
-			e.name, target, a.Case("script_to_host_scalar").MedianNs, a.Case("callback").MedianNs, a.Case(cases.RefCase).MedianNs)
+		t.Log(line)
 	}
 }
 
@@ -56,7 +67,7 @@ func engineFloorsOn(t *testing.T, target, compiler string, flags []string, log f
 // TestAndroidEndToEnd runs QuickJS's.
 func TestAndroidEngineFloors(t *testing.T) {
 	dev := android(t)
-	engineFloorsOn(t, "android", "aarch64-linux-gnu-gcc", nil, dev.Log)
+	engineFloorsOn(t, "android", cFloors, "aarch64-linux-gnu-gcc", engineCases, nil, dev.Log)
 	assertCleanedUp(t, dev.Root())
 }
 
@@ -64,7 +75,7 @@ func TestAndroidEngineFloors(t *testing.T) {
 // binfmt), as TestWebOSOnBoard runs QuickJS's.
 func TestWebOSEngineFloors(t *testing.T) {
 	b, flags := webosBoard(t)
-	engineFloorsOn(t, "webos", "arm-linux-gnueabi", flags, b.Log)
+	engineFloorsOn(t, "webos", cFloors, "arm-linux-gnueabi", engineCases, flags, b.Log)
 }
 
 // TestLibraryEngineFloorOnABoard runs the floor over this machine's JavaScriptCore on an ssh board of this machine's

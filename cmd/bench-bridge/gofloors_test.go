@@ -50,3 +50,44 @@ func TestGoEngineFloors(t *testing.T) {
 		})
 	}
 }
+
+// goCases are what a Go floor measures on a device, besides the reference loop: a crossing, to prove that the
+// program built for the device runs there.
+var goCases = []string{"script_to_host_scalar"}
+
+// goFloorsFor are the engines embedded in Go (build.GoFloors, so that a new one joins) at the release go.mod pins, and
+// the Go target their floors are built for with toolchain, as the artifact's compiler flags say it.
+func goFloorsFor(t *testing.T, toolchain string) (floors []engineRelease, built string) {
+	t.Helper()
+	for _, name := range build.GoFloors() {
+		e, err := engines.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		floors = append(floors, engineRelease{name, strings.TrimPrefix(e.GoModule.Version, "v")})
+	}
+	target, err := build.GoTargetOf(build.Toolchains[toolchain])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return floors, target.String()
+}
+
+// TestAndroidGoEngineFloors measures each Go floor on Android (real adbd, arm64 through binfmt): a static program for
+// linux/arm64, pushed and run as the C floors are.
+func TestAndroidGoEngineFloors(t *testing.T) {
+	requireGo(t)
+	floors, built := goFloorsFor(t, "aarch64")
+	dev := android(t)
+	engineFloorsOn(t, "android", floors, built, goCases, nil, dev.Log)
+	assertCleanedUp(t, dev.Root())
+}
+
+// TestWebOSGoEngineFloors measures each Go floor on the dropbear board (webos: linux/arm GOARM=7 through binfmt),
+// uploaded through the shell, as there is no sftp.
+func TestWebOSGoEngineFloors(t *testing.T) {
+	requireGo(t)
+	floors, built := goFloorsFor(t, "webos")
+	b, flags := webosBoard(t)
+	engineFloorsOn(t, "webos", floors, built, goCases, flags, b.Log)
+}
