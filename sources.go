@@ -18,6 +18,7 @@ import (
 //go:embed cases/c/engine_quickjs.c cases/c/engine_jsc.c cases/c/harness_jsc.h
 //go:embed cases/c/bridge.h cases/c/bridge.c cases/c/bridge_state.c cases/c/dyn.c cases/c/host_fns.c
 //go:embed cases/c/codec_json.c cases/c/codec_binary.c cases/c/codec_fast.c
+//go:embed floor/wasm/guest.wat
 var CSources embed.FS
 
 // Paths of the embedded C sources.
@@ -57,6 +58,9 @@ const (
 	CodecJSON         = "cases/c/codec_json.c"
 	CodecBinary       = "cases/c/codec_binary.c"
 	CodecFast         = "cases/c/codec_fast.c"
+	// WasmGuest is the catalogue as a WebAssembly guest, in WebAssembly text: the WebAssembly floors' guest, its
+	// header their contract (build.WasmGuest compiles it).
+	WasmGuest = "floor/wasm/guest.wat"
 )
 
 // HarnessSources are the harness's C files a program compiles: harness.c alone, which includes the parts.
