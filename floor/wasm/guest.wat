@@ -93,7 +93,9 @@
 ;;   error_script_to_host                 fail(i), one call per op: the guest's trap comes back to the host from its
 ;;                                        call; the host reads the message at err and makes the error's text
 ;;                                        "Error: script_fail: refused I", a newline and the runtime's trap text with
-;;                                        its stack (which names fail)
+;;                                        its stack, which names fail (every exported function has its export's name,
+;;                                        kept in the module's name section: build.WasmGuest runs wat2wasm
+;;                                        --debug-names)
 ;;   ui_ops_calls                         bench_ui_calls: set_prop(m & 63, KEYS[(m >> 3) & 7], m * 0.5)
 ;;   ui_ops_buffer                        bench_ui_buffer: 16 (node, key, value) f64 triples, apply_ops(BUF, 48)
 ;;   ui_ops_object_calls                  bench_ui_object_calls: a Node written, set_node(NODE)
@@ -161,7 +163,7 @@
     (i32.store (local.get $at) (local.get $ptr))
     (i32.store offset=4 (local.get $at) (local.get $len)))
 
-  (func (export "init") (param $nb i32)
+  (func $init (export "init") (param $nb i32)
     (local $i i32) (local $whole i32)
     (global.set $n (local.get $nb))
     ;; S = mkstr(N): the unit repeated, then 'a' up to N bytes
@@ -292,7 +294,7 @@
     (call $str (i32.add (local.get $at) (i32.const 4)) (call $key_ptr (local.get $m)) (call $key_len (local.get $m)))
     (f64.store offset=16 (local.get $at) (call $value (local.get $m))))
 
-  (func (export "bench_ui_calls") (param $n i32) (result i32)
+  (func $bench_ui_calls (export "bench_ui_calls") (param $n i32) (result i32)
     (local $f i32) (local $k i32) (local $m i32)
     (block $frames (loop $frame
       (br_if $frames (i32.ge_u (local.get $f) (local.get $n)))
@@ -308,7 +310,7 @@
       (br $frame)))
     (local.get $n))
 
-  (func (export "bench_ui_buffer") (param $n i32) (result i32)
+  (func $bench_ui_buffer (export "bench_ui_buffer") (param $n i32) (result i32)
     (local $f i32) (local $k i32) (local $m i32) (local $at i32)
     (block $frames (loop $frame
       (br_if $frames (i32.ge_u (local.get $f) (local.get $n)))
@@ -328,7 +330,7 @@
       (br $frame)))
     (local.get $n))
 
-  (func (export "bench_ui_object_calls") (param $n i32) (result i32)
+  (func $bench_ui_object_calls (export "bench_ui_object_calls") (param $n i32) (result i32)
     (local $f i32) (local $k i32)
     (block $frames (loop $frame
       (br_if $frames (i32.ge_u (local.get $f) (local.get $n)))
@@ -343,7 +345,7 @@
       (br $frame)))
     (local.get $n))
 
-  (func (export "bench_ui_object_batch") (param $n i32) (result i32)
+  (func $bench_ui_object_batch (export "bench_ui_object_batch") (param $n i32) (result i32)
     (local $f i32) (local $k i32)
     (block $frames (loop $frame
       (br_if $frames (i32.ge_u (local.get $f) (local.get $n)))
@@ -364,14 +366,14 @@
   (func $expect (param $ok i32)
     (if (i32.eqz (local.get $ok)) (then unreachable)))
 
-  (func (export "check_ref")
+  (func $check_ref (export "check_ref")
     (call $expect (i32.eq (call $bench_ref (i32.const 2000)) (i32.const 998997))))
 
-  (func (export "check_scalar")
+  (func $check_scalar (export "check_scalar")
     (call $expect (i32.eq (call $bench_scalar (i32.const 2000)) (i32.const 998997))))
 
   ;; host_upper(S) is S with a-z upper-cased, its length N
-  (func (export "check_string")
+  (func $check_string (export "check_string")
     (local $i i32) (local $c i32)
     (call $expect (i32.eq (call $host_upper (global.get $text_s) (global.get $n) (global.get $text_out)) (global.get $n)))
     (block $done (loop $each
@@ -384,7 +386,7 @@
       (br $each))))
 
   ;; host_obj(O with id 41) is {id: 42, ok: true, x: 3.75}
-  (func (export "check_object")
+  (func $check_object (export "check_object")
     (i32.store (global.get $obj) (i32.const 41))
     (call $host_obj (global.get $obj) (global.get $out))
     (call $expect (i32.eq (i32.load (global.get $out)) (i32.const 42)))
@@ -392,7 +394,7 @@
     (call $expect (f64.eq (f64.load offset=8 (global.get $out)) (f64.const 3.75))))
 
   ;; host_record(R with id 41) is {id: 42, text: S}
-  (func (export "check_record")
+  (func $check_record (export "check_record")
     (local $i i32) (local $p i32)
     (i32.store (global.get $rec) (i32.const 41))
     (call $host_record (global.get $rec) (global.get $out))
@@ -406,10 +408,10 @@
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $each))))
 
-  (func (export "check_array")
+  (func $check_array (export "check_array")
     (call $expect (f64.eq (call $host_sum (global.get $array) (i32.const 64)) (f64.const 1008))))
 
-  (func (export "check_bytes")
+  (func $check_bytes (export "check_bytes")
     (local $i i32) (local $want i32)
     (block $done (loop $each
       (br_if $done (i32.ge_u (local.get $i) (i32.const 65536)))
@@ -423,27 +425,27 @@
   (func $callback (type $add)
     (call $mod (i32.add (local.get 0) (local.get 1))))
 
-  (func (export "add") (type $add)
+  (func $add (export "add") (type $add)
     (call $mod (i32.add (local.get 0) (local.get 1))))
 
-  (func (export "obj") (param $p i32) (result i32)
+  (func $obj (export "obj") (param $p i32) (result i32)
     (i32.store (global.get $obj_out) (i32.add (i32.load (local.get $p)) (i32.const 1)))
     (i32.store8 offset=4 (global.get $obj_out) (i32.const 1))
     (f64.store offset=8 (global.get $obj_out)
       (f64.add (f64.load offset=16 (local.get $p)) (f64.load offset=24 (local.get $p))))
     (global.get $obj_out))
 
-  (func (export "text") (param $p i32) (param $len i32) (result i32 i32)
+  (func $text (export "text") (param $p i32) (param $len i32) (result i32 i32)
     (local.get $p) (local.get $len))
 
-  (func (export "record") (param $p i32) (result i32)
+  (func $record (export "record") (param $p i32) (result i32)
     (i32.store (global.get $record_out) (i32.add (i32.load (local.get $p)) (i32.const 1)))
     (call $str (i32.add (global.get $record_out) (i32.const 4))
       (i32.load offset=4 (local.get $p)) (i32.load offset=8 (local.get $p)))
     (global.get $record_out))
 
   ;; fail writes "script_fail: refused I" at err and traps.
-  (func (export "fail") (param $i i32)
+  (func $fail (export "fail") (param $i i32)
     (local $len i32) (local $at i32) (local $digits i32) (local $v i32)
     (memory.copy (i32.add (global.get $err) (i32.const 4)) (global.get $fail_msg) (i32.const 21))
     ;; I in decimal: count its digits, then write them from the last
@@ -465,12 +467,12 @@
     (i32.store (global.get $err) (local.get $len))
     unreachable)
 
-  (func (export "error_host") (param $i i32)
+  (func $error_host (export "error_host") (param $i i32)
     (call $host_fail (local.get $i)))
 
-  (func (export "register")
+  (func $register (export "register")
     (call $host_register (i32.const 0)))
 
-  (func (export "call_ref") (param $index i32) (param $a i32) (param $b i32) (result i32)
+  (func $call_ref (export "call_ref") (param $index i32) (param $a i32) (param $b i32) (result i32)
     (call_indirect $callbacks (type $add) (local.get $a) (local.get $b) (local.get $index)))
 )
