@@ -2,6 +2,9 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
+	"image"
+	"image/color"
 	"image/png"
 	"strings"
 	"testing"
@@ -59,7 +62,7 @@ func TestChart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("not a png: %v", err)
 	}
-	if b := img.Bounds(); b.Dx() < 400 || b.Dy() < 300 {
+	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() < 200 {
 		t.Errorf("png of %v", b)
 	}
 }
@@ -87,4 +90,48 @@ func TestCompact(t *testing.T) {
 // build is analysis.Build of the artifacts read from files, with the default thresholds.
 func build(arts []*artifact.Artifact, files []string) *analysis.Table {
 	return analysis.Build(analysis.LoadedFrom(arts, files), analysis.Options{}, nil)
+}
+
+// A chart of many artifacts is as wide as one of two, 1280 pixels, and grows down instead; each artifact has a
+// colour of its own and a place in the legend.
+func TestChartOfManyArtifactsFitsTheScreen(t *testing.T) {
+	var files []string
+	for range 11 {
+		files = append(files, "testdata/floor.json", "testdata/json.json")
+	}
+	many, two := tableOf(t, files...), testTable(t)
+	for i := range many.Columns {
+		many.Columns[i].Label = fmt.Sprintf("artifact %d", i)
+	}
+	sizes := map[string]image.Rectangle{}
+	for name, table := range map[string]*analysis.Table{"many": many, "two": two} {
+		data, err := Chart(table, "png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes[name] = img.Bounds()
+	}
+	if sizes["many"].Dx() != 1280 || sizes["two"].Dx() != 1280 || sizes["many"].Dy() <= 2*sizes["two"].Dy() {
+		t.Errorf("22 artifacts drew %v, 2 drew %v: want both 1280 pixels wide, the first taller", sizes["many"], sizes["two"])
+	}
+	svg, err := Chart(many, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range many.Columns {
+		if !strings.Contains(string(svg), fmt.Sprintf(">artifact %d<", i)) {
+			t.Errorf("the legend lacks artifact %d", i)
+		}
+	}
+	seen := map[color.Color]bool{}
+	for i := range many.Columns[:10] {
+		seen[barColor(i)] = true
+	}
+	if len(seen) != 10 {
+		t.Errorf("ten artifacts share colours: %d of them", len(seen))
+	}
 }

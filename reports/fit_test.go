@@ -169,3 +169,39 @@ func TestViewKeepsTheColumnsAsked(t *testing.T) {
 		t.Errorf("an unknown column: %v, want an error listing the columns", err)
 	}
 }
+
+// ns-interval puts each artifact's ns/op and its interval in one cell, with the notes of the two columns apart.
+func TestViewJoinsNsAndItsInterval(t *testing.T) {
+	files := []string{"testdata/floor.json", "testdata/json.json"}
+	table := tableOf(t, files...)
+	doc, err := View(table, []string{"ns-interval", "ref"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := doc.Render(&out, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	want := "| case | floor linux ns/op, 95% interval | ×ref | json linux ns/op, 95% interval | ×ref |"
+	if lines[0] != want {
+		t.Errorf("header %q, want %q", lines[0], want)
+	}
+	row := table.Rows[1]
+	cell := artifact.FormatNs(row.Cells[0].MedianNs) + " " + interval(row.Cells[0])
+	if !strings.HasPrefix(interval(row.Cells[0]), "±") || !strings.HasPrefix(lines[3], "| `"+row.Case+"` | "+cell+" | ") {
+		t.Errorf("row of %s: %q, want its first cell %q", row.Case, lines[3], cell)
+	}
+	for _, line := range lines {
+		if strings.HasPrefix(line, "| `") && strings.Count(line, "|") != strings.Count(want, "|") {
+			t.Errorf("a row of another width than its header: %q", line)
+		}
+	}
+	apart, err := View(table, []string{"ns", "interval", "ref"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := doc.Sections[0].Footer, apart.Sections[0].Footer; !slices.Equal(got, want) {
+		t.Errorf("notes %q, want those of ns and interval apart, %q", got, want)
+	}
+}

@@ -63,7 +63,11 @@ const (
 
 // ColumnKeys name the kinds of column a table has, for show --columns: every artifact's ns/op, interval, ×ref,
 // crossings per ms, instructions, allocations and bytes per op, and the comparison with the first and its p-value.
-var ColumnKeys = []string{"ns", "interval", "ref", "per-ms", "instructions", "allocs", "bytes", "vs", "p"}
+var ColumnKeys = []string{"ns", "interval", nsInterval, "ref", "per-ms", "instructions", "allocs", "bytes", "vs", "p"}
+
+// nsInterval is the column key of ns/op and its interval in one cell, "42.8ns ±16%": the two columns joined, for a
+// table of many artifacts, where a figure and how far another run may land from it are read together.
+const nsInterval = "ns-interval"
 
 // headings are the table's columns: per artifact its numbers, then the comparison with the first. In full, every
 // heading names its artifact where it is not clear from the column before; fitted to a terminal, the artifact's label
@@ -257,6 +261,10 @@ func View(t *analysis.Table, columns []string, width int) (*Document, error) {
 	}
 	// What speaks only of columns left out goes with them: the warning about wide intervals of ns/op, and the frame
 	// line of crossings per ms.
+	joined := slices.Contains(columns, nsInterval)
+	if joined {
+		columns = append(slices.DeleteFunc(slices.Clone(columns), func(c string) bool { return c == nsInterval }), "ns", "interval")
+	}
 	if len(columns) > 0 && !slices.Contains(columns, "ns") && !slices.Contains(columns, "interval") {
 		kept := *t
 		kept.Warnings = slices.DeleteFunc(slices.Clone(t.Warnings), func(w analysis.Warning) bool { return w.Kind == analysis.Unstable })
@@ -268,6 +276,9 @@ func View(t *analysis.Table, columns []string, width int) (*Document, error) {
 		if !slices.Contains(columns, "per-ms") {
 			d.Sections[0].Paragraph = ""
 		}
+		if joined {
+			d.Sections[0].joinIntervals()
+		}
 	}
 	if width <= 0 {
 		return d, nil
@@ -278,6 +289,24 @@ func View(t *analysis.Table, columns []string, width int) (*Document, error) {
 		d.Sections[0].Footer = append([]string{note}, d.Sections[0].Footer...)
 	}
 	return d, nil
+}
+
+// joinIntervals puts each interval column's cells into the ns/op column before it ("42.8ns ±16%"), and drops it.
+func (s *Section) joinIntervals() {
+	for i := 0; i+1 < len(s.Columns); i++ {
+		if s.Columns[i].Key != "ns" || s.Columns[i+1].Key != "interval" {
+			continue
+		}
+		for _, row := range s.Rows {
+			if pi := row[i+1].Text; pi != "" && pi != "-" {
+				row[i].Text += " " + pi
+			}
+		}
+		s.Columns[i].Name += ", " + s.Columns[i+1].Name
+		s.Columns[i].Short += " ±"
+		s.Columns[i].Key = nsInterval
+		s.remove(func(h Heading) bool { return h.Key == "interval" && h.Group == s.Columns[i].Group })
+	}
 }
 
 // footNotes are the warnings, then the notes, as lines (analysis.Warning.String).
