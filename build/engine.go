@@ -32,12 +32,23 @@ const addonLauncher = `#!/bin/sh
 exec node -e 'process.exitCode = require(process.argv[1]).main(process.argv.slice(2))' "$0.node" "$0" "$@"
 `
 
-// EngineFloors are the engines besides QuickJS that bench-bridge has a floor in C or C++ for, sorted; GoFloors are
-// those whose floor is a Go program.
+// EngineFloors are the engines besides QuickJS that bench-bridge has a floor in C or C++ for, over the JavaScript
+// catalogue, sorted; GoFloors are those whose floor is a Go program, WasmFloors those whose floor hosts the
+// WebAssembly guest.
 func EngineFloors() []string {
+	return floorsWhere(func(f *engines.Floor) bool { return f.GoPackage == "" && !f.WasmGuest })
+}
+
+// WasmFloors are the engines whose floor hosts the WebAssembly guest catalogue (engines.Floor's WasmGuest), sorted.
+func WasmFloors() []string {
+	return floorsWhere(func(f *engines.Floor) bool { return f.WasmGuest })
+}
+
+// floorsWhere are the engines besides QuickJS whose floor is one of those, sorted.
+func floorsWhere(is func(*engines.Floor) bool) []string {
 	var names []string
 	for _, e := range engines.All {
-		if e.Floor != nil && e.Name != engines.Default && e.Floor.GoPackage == "" {
+		if e.Floor != nil && e.Name != engines.Default && is(e.Floor) {
 			names = append(names, e.Name)
 		}
 	}
@@ -45,13 +56,13 @@ func EngineFloors() []string {
 	return names
 }
 
-// engineFloor is the engine of that name, one of EngineFloors or GoFloors.
+// engineFloor is the engine of that name, one of EngineFloors, GoFloors or WasmFloors.
 func engineFloor(name string) (engines.Engine, error) {
 	if e, err := engines.Lookup(name); err == nil && e.Floor != nil && name != engines.Default {
 		return e, nil
 	}
 	return engines.Engine{}, fmt.Errorf("no floor for engine %q (have %s, %s)", name, engines.Default,
-		strings.Join(slices.Concat(EngineFloors(), GoFloors()), ", "))
+		strings.Join(slices.Concat(EngineFloors(), GoFloors(), WasmFloors()), ", "))
 }
 
 // linksHostLibrary says whether e's programs link a library of this machine (a pkg-config module, or node's ABI),
@@ -60,9 +71,10 @@ func linksHostLibrary(e engines.Engine) bool {
 	return e.Pinned == nil && (len(e.PkgConfig) > 0 || e.Floor.NodeAddon)
 }
 
-// BuildEngineFloor builds the floor of engine (one of EngineFloors or GoFloors) for tc, or returns the cached one
-// built from the same sources, library and flags. An engine built from its pinned source, or embedded in Go, builds
-// for every toolchain; one that is this machine's library only with the host's.
+// BuildEngineFloor builds the floor of engine (one of EngineFloors, GoFloors or WasmFloors) for tc, or returns the
+// cached one built from the same sources, library and flags. An engine built from its pinned source, or embedded in
+// Go, builds for every toolchain; one that is this machine's library only with the host's; one whose library a Go
+// module carries for the toolchains it has a library for.
 func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.Writer) (*Program, error) {
 	e, err := engineFloor(engine)
 	if err != nil {
@@ -84,14 +96,23 @@ func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.W
 		}
 		tc = Host()
 	}
+	if e.Library != nil {
+		// Refused before anything is looked for: a target the module has no library for.
+		if _, err := moduleLibrary(engine, e.Library, tc); err != nil {
+			return nil, err
+		}
+	}
 	compiler, err := tc.check(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var flags engineFlags
-	if e.Pinned != nil {
+	switch {
+	case e.Pinned != nil:
 		flags, err = buildPinned(ctx, tc, e, log)
-	} else {
+	case e.Library != nil:
+		flags, err = libraryFlags(ctx, tc, e, log)
+	default:
 		flags, err = hostFlags(ctx, e)
 	}
 	if err != nil {
@@ -110,6 +131,11 @@ func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.W
 	in := linkInputs{name: name, sources: []string{benchbridge.EngineCases, e.Floor.File}, read: floorReader(e.Floor),
 		compile: compile, link: flags.link,
 		key: []string{compiler, strings.Join(tc.CFlags, " "), strings.Join(tc.LDFlags, " "), flags.version}}
+	if e.Floor.WasmGuest {
+		if in, err = withWasmGuest(ctx, in, log); err != nil {
+			return nil, err
+		}
+	}
 	if !e.Floor.NodeAddon {
 		prog.Path, err = linkCached(ctx, tc, in, log)
 		return prog, err
@@ -150,6 +176,9 @@ func EngineCompileFlags(ctx context.Context, tc Toolchain, engine string, log io
 		return nil, nil, fmt.Errorf("the %s floor is an addon of node: it runs inside node, not as a program of its own", engine)
 	case e.Floor.GoPackage != "":
 		return nil, nil, fmt.Errorf("the %s floor is a Go program: nothing of it is compiled or linked as C", engine)
+	case e.Library != nil:
+		flags, err := libraryFlags(ctx, tc, e, log)
+		return append(flags.compile, "-I", flags.include), flags.link, err
 	case e.Pinned == nil:
 		flags, err := hostFlags(ctx, e)
 		return flags.compile, flags.link, err

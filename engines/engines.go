@@ -25,6 +25,7 @@ const (
 	SpiderMonkey = "spidermonkey"
 	Goja         = "goja"
 	QuickJSGo    = "quickjs-go"
+	Wasmtime     = "wasmtime"
 )
 
 // Default is the engine of the floor and the reference bridge when none is named.
@@ -50,6 +51,10 @@ var (
 	GojaModule      = GoModule{Path: "github.com/dop251/goja", Version: "v0.0.0-20260311135729-065cd970411c"}
 	QuickJSGoModule = GoModule{Path: "modernc.org/quickjs", Version: "v0.27.0"}
 )
+
+// WasmtimeModule is the Go module that carries Wasmtime's C API library and headers (wasmtime-go), pinned in go.mod
+// and go.sum (wasmtime_pin.go imports it, so that go mod tidy keeps it) but compiled into nothing.
+var WasmtimeModule = GoModule{Path: "github.com/bytecodealliance/wasmtime-go/v37", Version: "v37.0.0"}
 
 // Engine is one engine bench-bridge knows. What a program over it is built with (Pinned, or PkgConfig, or Headers
 // and Commands) is what build builds with and what Check looks for on this machine.
@@ -82,6 +87,9 @@ type Engine struct {
 	// GoModule is the Go module of an engine embedded in Go, pinned in bench-bridge's go.mod and fetched by the go
 	// command on first use; nil for the others.
 	GoModule *GoModule
+	// Library is a prebuilt static library that a Go module carries (Wasmtime's), which the floor links; nil for the
+	// others.
+	Library *ModuleLibrary
 	// version reads the version this machine has, given the pkg-config module found ("" for none).
 	version func(s System, module string) string
 }
@@ -101,10 +109,30 @@ type Floor struct {
 	VersionDefine string
 	// NodeAddon makes the floor an addon of this machine's node (V8): node, loading it, is the program.
 	NodeAddon bool
+	// WasmGuest makes the floor a host of the WebAssembly guest catalogue (floor/wasm/guest.wat, compiled by
+	// build.WasmGuest), which the program holds as the byte array of floor/wasm_guest.h.
+	WasmGuest bool
 	// GoPackage is the floor's Go package in bench-bridge's module ("floor/goja"), for an engine embedded in Go: a
 	// program on the Go harness (package harness), built with go build for the target's GOOS, GOARCH and GOARM
 	// without cgo, so that it runs on every target with no C toolchain. "" for a floor in C or C++.
 	GoPackage string
+}
+
+// ModuleLibrary is an engine's prebuilt static library carried by a Go module: pinned in bench-bridge's go.mod and
+// go.sum, fetched once per machine into Go's module cache by the go command, which checks it against go.sum, and
+// linked statically into the floor, for the targets the module has a library for.
+type ModuleLibrary struct {
+	Module GoModule
+	// Libs are the library's path in the module per Go target ("linux/amd64") of a floor's toolchain; a target not
+	// listed is refused, with Why.
+	Libs map[string]string
+	// Include is the folder of its headers in the module.
+	Include string
+	// Link are the system libraries its static link needs besides the toolchain's.
+	Link []string
+	// Why says what the library is built for, where a floor is refused: no library for a target, or a C library
+	// it cannot link with.
+	Why string
 }
 
 // GoModule is a Go module at a version.
@@ -209,6 +237,18 @@ var All = []Engine{
 		Targets: everyGoTarget, GoModule: &QuickJSGoModule,
 		Commands: []string{"go"}, Install: installGo,
 		Floor: &Floor{GoPackage: "floor/quickjs-go"}},
+	// The WebAssembly hosts: their floors run the guest catalogue (floor/wasm), not JavaScript.
+	{Name: Wasmtime, Title: "Wasmtime", Kind: JIT,
+		Source: "the C API library (libwasmtime.a, Cranelift) and headers that the Go module " + WasmtimeModule.Path + " " +
+			WasmtimeModule.Version + " carries, pinned in bench-bridge's go.mod and go.sum, fetched once per machine by the go command",
+		Targets: "this machine, Android (arm64-v8a, x86_64) and ssh boards where the module has a library: Linux x86_64 " +
+			"and aarch64, glibc, linked statically; refused on 32-bit ARM, x86 and with the NDK",
+		Library: &ModuleLibrary{Module: WasmtimeModule,
+			Libs:    map[string]string{"linux/amd64": "build/linux-x86_64/libwasmtime.a", "linux/arm64": "build/linux-aarch64/libwasmtime.a"},
+			Include: "build/include", Link: []string{"-lpthread", "-ldl", "-lm"},
+			Why: "the module carries libwasmtime.a for Linux x86_64 and aarch64 only, built against glibc"},
+		Commands: []string{"go", "wat2wasm"}, Install: installGo + ", and apt-get install wabt (wat2wasm, which compiles the guest; scripts/setup does it)",
+		Floor: &Floor{File: benchbridge.FloorWasmtime, Define: "BB_ENGINE_NONE", WasmGuest: true}},
 }
 
 // everyGoTarget is where an engine embedded in Go runs.
@@ -321,6 +361,9 @@ func (e Engine) Check(s System) Status {
 	case e.Pinned != nil: // built from its pinned source: nothing to install but a compiler
 		st.Version = e.Pinned.Version
 		st.Detail = "built from source on first use (needs a C compiler; doctor checks it)"
+	case e.Library != nil: // a module's library: go fetches it, the toolchain links it
+		st.Version = e.Library.Module.Short()
+		st.Detail = "fetched with " + st.Detail + " on first use (the module " + e.Library.Module.Path + " into Go's module cache, once per machine), linked statically"
 	case e.GoModule != nil: // built with go: nothing to install but Go
 		st.Version = e.GoModule.Short()
 		st.Detail = "built with " + st.Detail + " on first use, for each target's GOOS and GOARCH without cgo"
