@@ -72,17 +72,27 @@ func Ratio(ref, scalar Loop, minTime time.Duration, runs int) (refNs, scalarNs f
 	return best[0], best[1], nil
 }
 
-// FloorRatio runs the floor's program in this process on script_to_host_scalar, with ref_js_loop beside every
-// sample, and returns the least ns/op of the ref samples and of the samples.
+// FloorArgs are the floor's command line that measures script_to_host_scalar, with ref_js_loop beside every sample.
+func FloorArgs(minTime time.Duration, samples int) []string {
+	ns := strconv.FormatInt(minTime.Nanoseconds(), 10)
+	return []string{"run", "--samples", strconv.Itoa(samples), "--min-time-ns", ns, "--warmup-ns", ns,
+		"--ref", "ref_js_loop", "script_to_host_scalar"}
+}
+
+// FloorRatio runs the floor's program in this process with FloorArgs and returns the least ns/op of the ref samples
+// and of the samples.
 func FloorRatio(p harness.Program, minTime time.Duration, samples int) (refNs, scalarNs float64, err error) {
 	var out, stderr bytes.Buffer
-	ns := strconv.FormatInt(minTime.Nanoseconds(), 10)
-	if code := harness.Run(p, []string{"run", "--samples", strconv.Itoa(samples), "--min-time-ns", ns, "--warmup-ns", ns,
-		"--ref", "ref_js_loop", "script_to_host_scalar"}, &out, &stderr); code != 0 {
+	if code := harness.Run(p, FloorArgs(minTime, samples), &out, &stderr); code != 0 {
 		return 0, 0, fmt.Errorf("the floor exits %d: %s", code, stderr.String())
 	}
+	return ParseRatio(out.String())
+}
+
+// ParseRatio reads what a floor run with FloorArgs printed: the least ns/op of the ref samples and of the samples.
+func ParseRatio(out string) (refNs, scalarNs float64, err error) {
 	refNs, scalarNs = math.Inf(1), math.Inf(1)
-	for _, line := range strings.Split(out.String(), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
 		if len(f) != 4 || f[1] != "script_to_host_scalar" || (f[0] != "ref" && f[0] != "sample") {
 			if len(f) > 0 && f[0] == "error" {
@@ -99,23 +109,32 @@ func FloorRatio(p harness.Program, minTime time.Duration, samples int) (refNs, s
 		}
 	}
 	if math.IsInf(refNs, 1) || math.IsInf(scalarNs, 1) {
-		return 0, 0, fmt.Errorf("no ref or sample records:\n%s", out.String())
+		return 0, 0, fmt.Errorf("no ref or sample records:\n%s", out)
 	}
 	return refNs, scalarNs, nil
 }
 
-// Compare measures the plain loops and the floor, one after the other twice (the machine's state falls on both), and
-// says how they compare: an error when the floor's ×ref is not within 1.5x of the plain loop's ratio.
-func Compare(log io.Writer, p harness.Program, ref, scalar Loop) error {
-	const minTime, runs = 20 * time.Millisecond, 5
+// MinTime and Runs are how long each timed run of a plain loop or of the floor lasts at least, and how many of each
+// a comparison's round takes.
+const MinTime, Runs = 20 * time.Millisecond, 5
+
+// Measure times ref_js_loop's loop and script_to_host_scalar's call once, Runs runs of at least MinTime each, and
+// returns the least ns/op of each.
+type Measure func() (refNs, scalarNs float64, err error)
+
+// CompareWith measures the plain loop and the floor, one after the other twice (the machine's state falls on both),
+// and says how they compare: an error when the floor's ×ref is not within 1.5x of the plain loop's ratio. The floor
+// is a Go program run in this process (FloorRatio) or a program of its own (V8's WebAssembly's, in node), the plain
+// loop Go (Ratio) or another language.
+func CompareWith(log io.Writer, plainLoop, floor Measure) error {
 	plainRef, plainScalar, floorRef, floorScalar := math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
 	for range 2 {
-		r, s, err := Ratio(ref, scalar, minTime, runs)
+		r, s, err := plainLoop()
 		if err != nil {
 			return fmt.Errorf("the plain loop: %w", err)
 		}
 		plainRef, plainScalar = min(plainRef, r), min(plainScalar, s)
-		if r, s, err = FloorRatio(p, minTime, runs); err != nil {
+		if r, s, err = floor(); err != nil {
 			return err
 		}
 		floorRef, floorScalar = min(floorRef, r), min(floorScalar, s)
@@ -133,9 +152,16 @@ func Compare(log io.Writer, p harness.Program, ref, scalar Loop) error {
 // Test is a floor's TestFloorIsThePlainLoop: Compare of the floor p with the plain loops that loop makes of RefScript
 // and ScalarScript, logged, failing t when the floor is not within 1.5x of them (a proof: scripts/test runs it alone).
 func Test(t *testing.T, p harness.Program, loop func(tb testing.TB, script string) Loop) {
+	ref, scalar := loop(t, RefScript), loop(t, ScalarScript)
+	TestWith(t, func() (float64, float64, error) { return Ratio(ref, scalar, MinTime, Runs) },
+		func() (float64, float64, error) { return FloorRatio(p, MinTime, Runs) })
+}
+
+// TestWith is Test of any plain loop and floor (CompareWith's).
+func TestWith(t *testing.T, plainLoop, floor Measure) {
 	testenv.SkipInShort(t, "times the floor against a plain loop")
 	var log strings.Builder
-	err := Compare(&log, p, loop(t, RefScript), loop(t, ScalarScript))
+	err := CompareWith(&log, plainLoop, floor)
 	t.Log("\n" + log.String())
 	if err != nil {
 		t.Error(err)
