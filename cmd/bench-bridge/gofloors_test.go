@@ -3,13 +3,19 @@ package main
 import (
 	"context"
 	"io"
+	"maps"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/engines"
+	"github.com/bench-bridge/bench-bridge/internal/devroot"
 )
 
 // TestGoEngineFloors measures the floor of each engine embedded in Go (goja, QuickJS in Go) on this machine, every
@@ -73,21 +79,82 @@ func goFloorsFor(t *testing.T, toolchain string) (floors []engineRelease, built 
 	return floors, target.String()
 }
 
-// TestAndroidGoEngineFloors measures each Go floor on Android (real adbd, arm64 through binfmt): a static program for
-// linux/arm64, pushed and run as the C floors are.
-func TestAndroidGoEngineFloors(t *testing.T) {
+// withoutCToolchain leaves on PATH, for the rest of t, every command it had but C compilers, assemblers and linkers,
+// the host's and the cross ones: a machine with Go and no C toolchain, where a Go floor still builds and runs. A folder
+// on PATH that holds one of them is replaced by a folder of links to its other commands.
+func withoutCToolchain(t *testing.T) {
+	t.Helper()
+	var path []string
+	seen := map[string]bool{}
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		folder, err := filepath.EvalSymlinks(d)
+		if err != nil || seen[folder] { // not there, or already on PATH (/bin is /usr/bin)
+			continue
+		}
+		seen[folder] = true
+		entries, _ := os.ReadDir(folder)
+		if !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return cToolchainCommand.MatchString(e.Name()) }) {
+			path = append(path, folder)
+			continue
+		}
+		links := linkDir(t)
+		for _, e := range entries {
+			if !cToolchainCommand.MatchString(e.Name()) {
+				if err := os.Symlink(filepath.Join(folder, e.Name()), filepath.Join(links, e.Name())); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		path = append(path, links)
+	}
+	t.Setenv("PATH", strings.Join(path, string(os.PathListSeparator)))
+	t.Setenv("CC", "") // nor a compiler named by path
+	for _, tc := range append(slices.Collect(maps.Values(build.Toolchains)), build.Host()) {
+		if p, err := exec.LookPath(strings.Fields(tc.CC)[0]); err == nil {
+			t.Fatalf("toolchain %s's compiler is still on PATH: %s", tc.Name, p)
+		}
+	}
+}
+
+// linkDir is an empty folder for the rest of t, in memory where it can: a link on tmpfs takes microseconds, on this
+// machine's disk a millisecond, and a folder of PATH holds a thousand commands.
+func linkDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("/dev/shm", "bench-bridge-path-")
+	if err != nil {
+		return t.TempDir()
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// cToolchainCommand matches a C toolchain's commands, cross (aarch64-linux-gnu-gcc) or versioned (gcc-12) too.
+var cToolchainCommand = regexp.MustCompile(`(^|-)(cc|gcc|c\+\+|g\+\+|cpp|clang|clang\+\+|as|ld|ld\.[a-z]+)(-[0-9.]+)?$`)
+
+// requireGoOnDevices is what a Go floor needs to run on a test's device: go, and binfmt for the ARM programs (no C
+// cross compiler).
+func requireGoOnDevices(t *testing.T) {
+	t.Helper()
 	requireGo(t)
+	devroot.RequireBinfmt(t)
+}
+
+// TestAndroidGoEngineFloors measures each Go floor on Android (real adbd, arm64 through binfmt) with no C toolchain on
+// PATH: a static program for linux/arm64, built by go alone, pushed and run as the C floors are.
+func TestAndroidGoEngineFloors(t *testing.T) {
+	requireGoOnDevices(t)
+	dev := useAndroid(t, sharedAndroid.Get(t))
 	floors, built := goFloorsFor(t, "aarch64")
-	dev := android(t)
+	withoutCToolchain(t)
 	engineFloorsOn(t, "android", floors, built, goCases, nil, dev.Log)
 	assertCleanedUp(t, dev.Root())
 }
 
 // TestWebOSGoEngineFloors measures each Go floor on the dropbear board (webos: linux/arm GOARM=7 through binfmt),
-// uploaded through the shell, as there is no sftp.
+// uploaded through the shell, as there is no sftp, with no C toolchain on PATH.
 func TestWebOSGoEngineFloors(t *testing.T) {
-	requireGo(t)
+	requireGoOnDevices(t)
+	b := sharedBoard.Get(t)
 	floors, built := goFloorsFor(t, "webos")
-	b, flags := webosBoard(t)
-	engineFloorsOn(t, "webos", floors, built, goCases, flags, b.Log)
+	withoutCToolchain(t)
+	engineFloorsOn(t, "webos", floors, built, goCases, []string{"--host", b.Host(), "--identity", b.Identity, "--known-hosts", b.KnownHosts}, b.Log)
 }
