@@ -9,8 +9,9 @@ import "embed"
 // are not written out.
 //
 //go:embed go.mod go.sum *.go cases/*.go harness/*.go harness/*.s floor/goja/*.go floor/quickjs-go/*.go
+//go:embed floor/wasm/*.go floor/wazero/*.go
 var GoSources embed.FS
 
 // GoPackages are the folders of GoSources that hold the packages a Go floor is built from: this package's, the
-// catalogue's, the Go harness's and the floors'.
-var GoPackages = []string{".", "cases", "harness", "floor/goja", "floor/quickjs-go"}
+// catalogue's, the Go harness's and the floors' (floor/wasm holds the WebAssembly guest of wazero's).
+var GoPackages = []string{".", "cases", "harness", "floor/goja", "floor/quickjs-go", "floor/wasm", "floor/wazero"}

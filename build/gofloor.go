@@ -151,6 +151,11 @@ func BuildGoFloor(ctx context.Context, tc Toolchain, e engines.Engine, log io.Wr
 	if err != nil {
 		return nil, err
 	}
+	if e.Floor.WasmGuest {
+		if files[wasmGuestFile], err = compiledGuest(ctx, log); err != nil {
+			return nil, fmt.Errorf("the %s floor: %w", e.Name, err)
+		}
+	}
 	pkg := e.Floor.GoPackage
 	if !slices.Contains(benchbridge.GoPackages, pkg) {
 		return nil, fmt.Errorf("the %s floor's package %s is not among the Go sources bench-bridge holds (benchbridge.GoPackages)", e.Name, pkg)
@@ -162,7 +167,7 @@ func BuildGoFloor(ctx context.Context, tc Toolchain, e engines.Engine, log io.Wr
 			}
 		}
 	})
-	key := []string{version, target.String(), pkg}
+	key := []string{version, target.String(), pkg, e.Floor.GoTags}
 	for _, n := range names {
 		key = append(key, n, string(files[n]))
 	}
@@ -202,7 +207,11 @@ func BuildGoFloor(ctx context.Context, tc Toolchain, e engines.Engine, log io.Wr
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin+".tmp", "./"+pkg)
+	args := []string{"build", "-trimpath", "-o", bin + ".tmp"}
+	if e.Floor.GoTags != "" {
+		args = append(args, "-tags", e.Floor.GoTags)
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, "./"+pkg)...)
 	cmd.Dir = src
 	// The module's own go.mod and go.sum decide every version: no workspace, no vendor folder, no change to them.
 	cmd.Env = append(os.Environ(), append(target.Env(), "GOWORK=off", "GOFLAGS=-mod=readonly")...)
@@ -211,4 +220,16 @@ func BuildGoFloor(ctx context.Context, tc Toolchain, e engines.Engine, log io.Wr
 		return nil, fmt.Errorf("building the %s floor (go build ./%s, %s): %w\n%s", e.Name, pkg, target, err, strings.TrimSpace(string(out)))
 	}
 	return prog, os.Rename(bin+".tmp", bin)
+}
+
+// wasmGuestFile is where a Go floor over the WebAssembly guest finds it compiled: package floor/wasm embeds it.
+const wasmGuestFile = "floor/wasm/guest.wasm"
+
+// compiledGuest is the WebAssembly guest, compiled (WasmGuest).
+func compiledGuest(ctx context.Context, log io.Writer) ([]byte, error) {
+	path, err := WasmGuest(ctx, log)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
 }

@@ -31,7 +31,7 @@ func TestGoTargetOf(t *testing.T) {
 	if _, err := GoTargetOf(Toolchain{Name: "riscv"}); err == nil || !strings.Contains(err.Error(), "no Go target for toolchain riscv") {
 		t.Errorf("riscv: %v", err)
 	}
-	if got := GoFloors(); !slices.Equal(got, []string{engines.Goja, engines.QuickJSGo}) || slices.ContainsFunc(EngineFloors(), func(e string) bool { return slices.Contains(got, e) }) {
+	if got := GoFloors(); !slices.Equal(got, []string{engines.Goja, engines.QuickJSGo, engines.Wazero, engines.WazeroInterp}) || slices.ContainsFunc(EngineFloors(), func(e string) bool { return slices.Contains(got, e) }) {
 		t.Errorf("GoFloors %v, EngineFloors %v", got, EngineFloors())
 	}
 }

@@ -25,6 +25,8 @@ const (
 	SpiderMonkey = "spidermonkey"
 	Goja         = "goja"
 	QuickJSGo    = "quickjs-go"
+	Wazero       = "wazero"
+	WazeroInterp = "wazero-interp"
 	Wasmtime     = "wasmtime"
 )
 
@@ -36,6 +38,13 @@ const Default = QuickJS
 const (
 	Interpreter = "interpreter"
 	JIT         = "JIT"
+)
+
+// How a WebAssembly engine runs its guest (the catalogue in WebAssembly, not JavaScript): compiled to machine code
+// when it is loaded, or interpreted.
+const (
+	WasmCompiler    = "WebAssembly, compiler"
+	WasmInterpreter = "WebAssembly, interpreter"
 )
 
 // The releases bench-bridge builds from their pinned source.
@@ -50,6 +59,7 @@ const (
 var (
 	GojaModule      = GoModule{Path: "github.com/dop251/goja", Version: "v0.0.0-20260311135729-065cd970411c"}
 	QuickJSGoModule = GoModule{Path: "modernc.org/quickjs", Version: "v0.27.0"}
+	WazeroModule    = GoModule{Path: "github.com/tetratelabs/wazero", Version: "v1.12.0"}
 )
 
 // WasmtimeModule is the Go module that carries Wasmtime's C API library and headers (wasmtime-go), pinned in go.mod
@@ -110,12 +120,15 @@ type Floor struct {
 	// NodeAddon makes the floor an addon of this machine's node (V8): node, loading it, is the program.
 	NodeAddon bool
 	// WasmGuest makes the floor a host of the WebAssembly guest catalogue (floor/wasm/guest.wat, compiled by
-	// build.WasmGuest), which the program holds as the byte array of floor/wasm_guest.h.
+	// build.WasmGuest), which the program holds as the byte array of floor/wasm_guest.h (a floor in C), or embeds as
+	// floor/wasm/guest.wasm, which build writes into the sources before go build (a Go floor: package floor/wasm).
 	WasmGuest bool
 	// GoPackage is the floor's Go package in bench-bridge's module ("floor/goja"), for an engine embedded in Go: a
 	// program on the Go harness (package harness), built with go build for the target's GOOS, GOARCH and GOARM
 	// without cgo, so that it runs on every target with no C toolchain. "" for a floor in C or C++.
 	GoPackage string
+	// GoTags are the build tags of its go build: one package makes two floors (wazero's compiler and interpreter).
+	GoTags string
 }
 
 // ModuleLibrary is an engine's prebuilt static library carried by a Go module: pinned in bench-bridge's go.mod and
@@ -237,6 +250,18 @@ var All = []Engine{
 		Targets: everyGoTarget, GoModule: &QuickJSGoModule,
 		Commands: []string{"go"}, Install: installGo,
 		Floor: &Floor{GoPackage: "floor/quickjs-go"}},
+	// wazero: WebAssembly in pure Go, hosting the guest catalogue (floor/wasm/guest.wat), one Go package for two floors.
+	{Name: Wazero, Title: "wazero", Kind: WasmCompiler,
+		Source:   wazeroSource,
+		Targets:  everyGoTarget + "; wazero's compiler on arm64 and amd64, its interpreter elsewhere (32-bit ARM, x86), as the artifact's meta wazero_engine says",
+		GoModule: &WazeroModule,
+		Commands: []string{"go", "wat2wasm"}, Install: installGoWabt,
+		Floor: &Floor{GoPackage: "floor/wazero", WasmGuest: true}},
+	{Name: WazeroInterp, Title: "wazero, its interpreter", Kind: WasmInterpreter,
+		Source:  wazeroSource,
+		Targets: everyGoTarget, GoModule: &WazeroModule,
+		Commands: []string{"go", "wat2wasm"}, Install: installGoWabt,
+		Floor: &Floor{GoPackage: "floor/wazero", WasmGuest: true, GoTags: "bb_wazero_interp"}},
 	// The WebAssembly hosts: their floors run the guest catalogue (floor/wasm), not JavaScript.
 	{Name: Wasmtime, Title: "Wasmtime", Kind: JIT,
 		Source: "the C API library (libwasmtime.a, Cranelift) and headers that the Go module " + WasmtimeModule.Path + " " +
@@ -256,6 +281,14 @@ const everyGoTarget = "every target: this machine, Android over adb, ssh boards,
 
 // installGo is what installs Go, which an engine embedded in Go needs and nothing more.
 const installGo = "install Go 1.26 or later from https://go.dev/dl/ (Debian's golang is too old)"
+
+// wazeroSource says where wazero and its floors' guest come from.
+var wazeroSource = "the Go module " + WazeroModule.Path + " " + WazeroModule.Version + " (WebAssembly in pure Go, no cgo), " +
+	"pinned in bench-bridge's go.mod, fetched by the go command; the guest catalogue (floor/wasm/guest.wat) is compiled " +
+	"with wat2wasm (Debian's wabt)"
+
+// installGoWabt is what installs what a Go floor over the WebAssembly guest needs: Go, and wat2wasm for the guest.
+const installGoWabt = installGo + ", and apt-get install wabt (wat2wasm; scripts/setup does it)"
 
 // goModule says where an engine embedded in Go comes from, and what it is.
 func goModule(m GoModule, what string) string {

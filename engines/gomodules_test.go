@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,8 +24,8 @@ func TestGoEnginesArePinnedByGoMod(t *testing.T) {
 		if m == nil || string(m[1]) != e.GoModule.Version {
 			t.Errorf("%s: go.mod requires %s at %q, the engine's entry says %s", e.Name, e.GoModule.Path, m, e.GoModule.Version)
 		}
-		if e.Floor == nil || e.Floor.GoPackage == "" || e.Kind != Interpreter {
-			t.Errorf("%s: floor %+v, kind %s: want a Go floor, an interpreter", e.Name, e.Floor, e.Kind)
+		if e.Floor == nil || e.Floor.GoPackage == "" || !slices.Contains([]string{Interpreter, WasmCompiler, WasmInterpreter}, e.Kind) {
+			t.Errorf("%s: floor %+v, kind %s: want a Go floor, an interpreter or a WebAssembly engine", e.Name, e.Floor, e.Kind)
 		}
 	}
 }
@@ -47,6 +48,32 @@ func TestGoEnginesNeedNothingButGo(t *testing.T) {
 		none.LookPath = func(string) (string, error) { return "", errors.New("not found") }
 		if st := e.Check(none); st.Have || st.Detail != "missing go" || !strings.HasPrefix(st.Fix, "install Go 1.26 or later from https://go.dev/dl/") {
 			t.Errorf("%s without go: %+v", name, st)
+		}
+	}
+}
+
+// TestWazeroNeedsGoAndWat2wasm: wazero's floors need go and wat2wasm (their guest is WebAssembly text), and the fix of
+// either names both.
+func TestWazeroNeedsGoAndWat2wasm(t *testing.T) {
+	for _, name := range []string{Wazero, WazeroInterp} {
+		e, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := System{Root: t.TempDir(), Suite: "bookworm", PkgConfig: func(string) (string, bool) { return "", false },
+			LookPath: func(c string) (string, error) {
+				if c == "wat2wasm" {
+					return "", errors.New("not found")
+				}
+				return "/usr/local/go/bin/" + c, nil
+			}}
+		if st := e.Check(s); st.Have || st.Detail != "missing wat2wasm" || !strings.Contains(st.Fix, "apt-get install wabt") ||
+			!strings.HasPrefix(st.Fix, "install Go") {
+			t.Errorf("%s without wat2wasm: %+v", name, st)
+		}
+		s.LookPath = func(c string) (string, error) { return "/usr/bin/" + c, nil }
+		if st := e.Check(s); !st.Have || st.Version != "1.12.0" || !strings.Contains(st.Detail, "/usr/bin/wat2wasm") {
+			t.Errorf("%s with both: %+v", name, st)
 		}
 	}
 }

@@ -156,9 +156,6 @@
   (data (i32.const 2432) "script_fail: refused ")
   (data (i32.const 4200) "node-\c3\a9" "a" "bb" "ccc")        ;; 'node-\u00e9' @4200 (7), a @4207, bb @4208, ccc @4210
 
-  (func $mod (param $x i32) (result i32)
-    (i32.rem_u (local.get $x) (i32.const 1000003)))
-
   (func $str (param $at i32) (param $ptr i32) (param $len i32) ;; stores a string (ptr, len) at $at
     (i32.store (local.get $at) (local.get $ptr))
     (i32.store offset=4 (local.get $at) (local.get $len)))
@@ -212,7 +209,7 @@
     (local $i i32) (local $s i32)
     (block $done (loop $each
       (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-      (local.set $s (call $mod (i32.add (local.get $s) (local.get $i))))
+      (local.set $s (i32.rem_u (i32.add (local.get $s) (local.get $i)) (i32.const 1000003)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $each)))
     (local.get $s))
@@ -242,8 +239,8 @@
       (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
       (i32.store (global.get $obj) (local.get $i))
       (call $host_obj (global.get $obj) (global.get $out))
-      (local.set $s (call $mod (i32.add (i32.add (local.get $s) (i32.load (global.get $out)))
-        (i32.trunc_f64_s (f64.load offset=8 (global.get $out))))))
+      (local.set $s (i32.rem_u (i32.add (i32.add (local.get $s) (i32.load (global.get $out)))
+        (i32.trunc_f64_s (f64.load offset=8 (global.get $out)))) (i32.const 1000003)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $each)))
     (local.get $s))
@@ -254,8 +251,8 @@
       (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
       (i32.store (global.get $rec) (local.get $i))
       (call $host_record (global.get $rec) (global.get $out))
-      (local.set $s (call $mod (i32.add (i32.add (local.get $s) (i32.load (global.get $out)))
-        (i32.load offset=8 (global.get $out)))))
+      (local.set $s (i32.rem_u (i32.add (i32.add (local.get $s) (i32.load (global.get $out)))
+        (i32.load offset=8 (global.get $out))) (i32.const 1000003)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $each)))
     (local.get $s))
@@ -265,8 +262,8 @@
     (block $done (loop $each
       (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
       (f64.store (global.get $array) (f64.convert_i32_u (local.get $i)))
-      (local.set $s (call $mod (i32.add (local.get $s)
-        (i32.trunc_f64_u (call $host_sum (global.get $array) (i32.const 64))))))
+      (local.set $s (i32.rem_u (i32.add (local.get $s)
+        (i32.trunc_f64_u (call $host_sum (global.get $array) (i32.const 64)))) (i32.const 1000003)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $each)))
     (local.get $s))
@@ -275,8 +272,8 @@
     (local $i i32) (local $s i32)
     (block $done (loop $each
       (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-      (local.set $s (call $mod (i32.add (local.get $s)
-        (call $host_bytes (global.get $bytes) (i32.const 65536)))))
+      (local.set $s (i32.rem_u (i32.add (local.get $s)
+        (call $host_bytes (global.get $bytes) (i32.const 65536))) (i32.const 1000003)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $each)))
     (local.get $s))
@@ -423,10 +420,10 @@
   ;; ==== host -> script ====
 
   (func $callback (type $add)
-    (call $mod (i32.add (local.get 0) (local.get 1))))
+    (i32.rem_u (i32.add (local.get 0) (local.get 1)) (i32.const 1000003)))
 
   (func $add (export "add") (type $add)
-    (call $mod (i32.add (local.get 0) (local.get 1))))
+    (i32.rem_u (i32.add (local.get 0) (local.get 1)) (i32.const 1000003)))
 
   (func $obj (export "obj") (param $p i32) (result i32)
     (i32.store (global.get $obj_out) (i32.add (i32.load (local.get $p)) (i32.const 1)))
