@@ -28,6 +28,7 @@ const (
 	Wazero       = "wazero"
 	WazeroInterp = "wazero-interp"
 	Wasmtime     = "wasmtime"
+	V8Wasm       = "v8-wasm"
 )
 
 // Default is the engine of the floor and the reference bridge when none is named.
@@ -274,6 +275,14 @@ var All = []Engine{
 			Why: "the module carries libwasmtime.a for Linux x86_64 and aarch64 only, built against glibc"},
 		Commands: []string{"go", "wat2wasm"}, Install: installGo + ", and apt-get install wabt (wat2wasm, which compiles the guest; scripts/setup does it)",
 		Floor: &Floor{File: benchbridge.FloorWasmtime, Define: "BB_ENGINE_NONE", WasmGuest: true}},
+	// V8's WebAssembly, hosted by JavaScript in this machine's node: the program is node and an addon, as V8's.
+	{Name: V8Wasm, Title: "V8's WebAssembly (in node, hosted by JavaScript)", Kind: WasmCompiler,
+		Source:     "node's V8 (Node's headers in /usr/include/node, as V8's floor); the guest is compiled with wat2wasm (Debian's wabt)",
+		Targets:    "this machine (its floor is an addon of this machine's node)",
+		IncludeDir: nodeHeaders, Headers: []string{"v8.h", "node.h"}, Commands: []string{"node", "wat2wasm"},
+		Debian:  map[string]string{"": "nodejs libnode-dev wabt"},
+		version: v8Version,
+		Floor:   &Floor{File: benchbridge.FloorV8Wasm, Define: "BB_ENGINE_NONE", NodeAddon: true, WasmGuest: true}},
 }
 
 // everyGoTarget is where an engine embedded in Go runs.
@@ -419,7 +428,7 @@ func (e Engine) fix(suite string) string {
 		return ""
 	}
 	fix := "apt-get install " + pkg
-	if e.Name == V8 {
+	if e.IncludeDir == nodeHeaders {
 		fix += " (or a Node of your own whose headers are in " + nodeHeaders + ")"
 	}
 	return fix + " (scripts/setup does it)"
