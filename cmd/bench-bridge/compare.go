@@ -7,16 +7,12 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/bench-bridge/bench-bridge/analysis"
-	"github.com/bench-bridge/bench-bridge/artifact"
-	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/internal/iostreams"
@@ -47,7 +43,7 @@ type compareOptions struct {
 	Thresholds    thresholdFlags
 	Format        string
 	// Budget, when above 0, makes the rounds sequential: they stop when every case's answer is clear, at the latest
-	// after Budget (and --runs rounds). It is compareBudget unless --budget or --runs says otherwise.
+	// after Budget (and --runs rounds). It is session.CompareBudget unless --budget or --runs says otherwise.
 	Budget    time.Duration
 	budgetSet bool
 	runsSet   bool
@@ -73,9 +69,9 @@ revision of its repository: NAME@REV (a commit, tag or branch) or NAME@merge-bas
 BRANCH: a pull request's base), each in a worktree of its own, cached by commit (docs/bridge.md).
 
 The rounds are sequential: compare looks at the pairs as they come and stops as soon as every case's answer is
-clear (a change of at least --min-effect, or none that large), at the latest after --budget (default ` + compareBudget.String() + `),
+clear (a change of at least --min-effect, or none that large), at the latest after --budget (default ` + session.CompareBudget.String() + `),
 with error rates that hold at every look (docs/gate.md); a case still unclear then is "undecided", and --gate
-exits 4. --runs: ` + roundsRule + `. Too few rounds to reach --alpha
+exits 4. --runs: ` + session.RoundsRule + `. Too few rounds to reach --alpha
 are said at once, before anything is built, with how many would. The artifacts go to ` + DefaultOutDir + `/compare-TARGET
 unless --out names another directory.`
 
@@ -111,127 +107,17 @@ func newCmdCompare(f *Factory, runF func(*compareOptions) error) *cobra.Command 
 	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, o.Config, &o.Device, false)
 	fl := cmd.Flags()
 	// More rounds than a run's processes: the paired test gains a pair per round, and a compare measures few cases.
-	o.Measure.runs = compareRounds
+	o.Measure.runs = session.CompareRounds
 	fl.Lookup("runs").DefValue = "0"
-	fl.Lookup("runs").Usage = "rounds, each a process of every program, alternating A B, B A, ...: " + roundsRule
+	fl.Lookup("runs").Usage = "rounds, each a process of every program, alternating A B, B A, ...: " + session.RoundsRule
 	fl.Lookup("out").Usage = "directory for the artifacts, one per program (default " + DefaultOutDir + "/compare-TARGET)"
 	fl.BoolVar(&o.Gate, "gate", false, "exit 3 when a program regressed against the first, 4 when one judged nothing")
 	fl.BoolVar(&o.AllowUnjudged, "allow-unjudged", false, "with --gate, let a program that could judge no case against the first pass")
 	o.Thresholds.register(fl, "the paired test")
 	fl.StringVar(&o.Format, "format", "text", "format of the paired comparison: "+strings.Join(gate.Formats, ", "))
 	fl.StringVar(&o.Report, "report", "", "write a markdown report for a pull-request comment to this file (and append it to $GITHUB_STEP_SUMMARY when set)")
-	fl.DurationVar(&o.Budget, "budget", compareBudget, "stop the rounds as soon as every case's answer is clear, at the latest after this long (0: the --runs rounds, fixed)")
+	fl.DurationVar(&o.Budget, "budget", session.CompareBudget, "stop the rounds as soon as every case's answer is clear, at the latest after this long (0: the --runs rounds, fixed)")
 	return cmd
-}
-
-// compareRounds is compare's default --runs.
-const compareRounds = 40
-
-// compareBudget is compare's default --budget: its rounds are sequential unless --runs alone fixes their number. A
-// minute found a 2% slowdown of one case on a quiet machine (docs/gate.md) and is what a pull request can wait.
-const compareBudget = time.Minute
-
-// roundsRule is how --budget and --runs decide the rounds of compare and bisect (roundsOf), as their help says it.
-var roundsRule = "given alone, exactly that many; with --budget, at most that many; by default as many as --budget " +
-	"allows (at most " + strconv.Itoa(sequentialRounds) + "), or " + strconv.Itoa(compareRounds) + " with --budget 0"
-
-// sequentialRounds caps the rounds of a sequential compare (--budget) when --runs does not: the budget ends it first.
-const sequentialRounds = 10000
-
-// roundsOf decides a session's rounds from --budget and --runs, for compare and bisect by time: sequential within
-// the budget (the default), capped by --runs when both are given; --runs alone, or --budget 0, fixes the rounds.
-func roundsOf(budget time.Duration, budgetSet bool, runs int, runsSet bool) (time.Duration, int, error) {
-	switch {
-	case budget < 0:
-		return 0, 0, fmt.Errorf("--budget %s: want a positive duration, like 60s, or 0 for a fixed --runs", budget)
-	case runsSet && !budgetSet:
-		return 0, runs, nil
-	case budget > 0 && !runsSet:
-		return budget, sequentialRounds, nil
-	}
-	return budget, runs, nil
-}
-
-// compareArg is one compare argument: a program of the compare (floor, a codec of the reference bridge or a config
-// bridge, at a revision) and its options.
-type compareArg struct {
-	arg      string
-	kind     string
-	codec    string
-	bridge   string
-	slowdown float64
-}
-
-// parseCompareArg reads NAME[@REV][:slowdown=SHARE], REV being a revision of a user's bridge (merge-base:BRANCH too).
-func parseCompareArg(arg string, cfg *config.Config) (compareArg, error) {
-	name, rev, opts := splitProgram(arg)
-	p := compareArg{arg: arg}
-	switch {
-	case rev != "" && cfg.Bridges[name].Build == "":
-		return p, fmt.Errorf("program %q: only a bridge of the config with a build command can be built at a revision", arg)
-	case rev != "":
-		p.kind, p.bridge = artifact.ProgramBridge, name+"@"+rev
-	case name == artifact.ProgramFloor:
-		p.kind = artifact.ProgramFloor
-	case slices.Contains(build.Codecs, name):
-		p.kind, p.codec = artifact.ProgramBridge, name
-	case cfg.Bridges[name].Build != "" || cfg.Bridges[name].Binary != "":
-		p.kind, p.bridge = artifact.ProgramBridge, name
-	default:
-		known := append([]string{artifact.ProgramFloor}, build.Codecs...)
-		for b := range cfg.Bridges {
-			known = append(known, b)
-		}
-		sort.Strings(known[1+len(build.Codecs):])
-		return p, fmt.Errorf("program %q: want one of %s (a bridge from the config, or floor or a codec), with options like :slowdown=0.10",
-			arg, strings.Join(known, ", "))
-	}
-	for _, opt := range strings.Split(opts, ",") {
-		if opt == "" {
-			continue
-		}
-		key, val, _ := strings.Cut(opt, "=")
-		if key != "slowdown" {
-			return p, fmt.Errorf("program %q: unknown option %q (have slowdown=SHARE)", arg, key)
-		}
-		v, err := strconv.ParseFloat(val, 64)
-		if err != nil || !(v >= 0 && v <= 10) {
-			return p, fmt.Errorf("program %q: slowdown=%s: want a share between 0 and 10, like 0.10", arg, val)
-		}
-		p.slowdown = v
-	}
-	return p, nil
-}
-
-// splitProgram splits NAME[@REV][:OPTIONS]; a revision merge-base:BRANCH keeps its colon.
-func splitProgram(arg string) (name, rev, opts string) {
-	name, opts, _ = strings.Cut(arg, ":")
-	n, r, ok := strings.Cut(arg, "@")
-	if !ok || strings.Contains(n, ":") {
-		return name, "", opts
-	}
-	prefix := ""
-	if b, ok := strings.CutPrefix(r, build.MergeBasePrefix); ok {
-		prefix, r = build.MergeBasePrefix, b
-	}
-	r, opts, _ = strings.Cut(r, ":")
-	if r == "" {
-		return n + "@", "", opts // names no revision, and no program
-	}
-	return n, prefix + r, opts
-}
-
-// fileName is the artifact's name in compare's directory: the program's letter and its usual name.
-func (p compareArg) fileName(i int, target string) string {
-	codec := p.codec
-	if p.bridge != "" {
-		codec = session.FileRev(p.bridge)
-	}
-	name := strings.TrimSuffix(session.DefaultName(target, p.kind, codec, ""), ".json")
-	if p.slowdown > 0 {
-		name += "-slowdown" + strconv.FormatFloat(p.slowdown, 'g', -1, 64)
-	}
-	return fmt.Sprintf("%c-%s.json", 'a'+i, name)
 }
 
 func compareRun(o *compareOptions) error {
@@ -301,7 +187,7 @@ func (o *compareOptions) check() (*config.Config, analysis.Options, error) {
 	if err != nil {
 		return nil, gopts, err
 	}
-	if o.Budget, o.Measure.runs, err = roundsOf(o.Budget, o.budgetSet, o.Measure.runs, o.runsSet); err != nil {
+	if o.Budget, o.Measure.runs, err = session.Rounds(o.Budget, o.budgetSet, o.Measure.runs, o.runsSet); err != nil {
 		return nil, gopts, err
 	}
 	warnTooFewRounds(o.IO.ErrOut, o.Measure.runs, o.Budget > 0, gopts)
@@ -309,17 +195,17 @@ func (o *compareOptions) check() (*config.Config, analysis.Options, error) {
 }
 
 // plans are the programs of the compare, each with its plan.
-func (o *compareOptions) plans(cfg *config.Config) ([]compareArg, []session.Plan, error) {
-	specs := make([]compareArg, len(o.Programs))
+func (o *compareOptions) plans(cfg *config.Config) ([]session.ProgramArg, []session.Plan, error) {
+	specs := make([]session.ProgramArg, len(o.Programs))
 	plans := make([]session.Plan, len(o.Programs))
 	for i, a := range o.Programs {
 		var err error
-		if specs[i], err = parseCompareArg(a, cfg); err != nil {
+		if specs[i], err = session.ParseProgramArg(a, cfg); err != nil {
 			return nil, nil, err
 		}
 		b, m := o.Build, o.Measure
-		b.codec, b.bridge, m.slowdown = specs[i].codec, specs[i].bridge, specs[i].slowdown
-		if plans[i], err = newPlan(specs[i].kind, b, m, cfg); err != nil {
+		b.codec, b.bridge, m.slowdown = specs[i].Codec, specs[i].Bridge, specs[i].Slowdown
+		if plans[i], err = newPlan(specs[i].Kind, b, m, cfg); err != nil {
 			return nil, nil, err
 		}
 		plans[i].Builder = o.Builder
@@ -329,14 +215,14 @@ func (o *compareOptions) plans(cfg *config.Config) ([]compareArg, []session.Plan
 
 // jobs are the plans' jobs on t, each artifact named for its program (a-..., b-...) in --out or its default, each
 // tracked on disp.
-func (o *compareOptions) jobs(t targets.Target, specs []compareArg, plans []session.Plan, disp *iostreams.Progress) []*runner.Job {
+func (o *compareOptions) jobs(t targets.Target, specs []session.ProgramArg, plans []session.Plan, disp *iostreams.Progress) []*runner.Job {
 	dir := o.Measure.out
 	if dir == "" {
 		dir = filepath.Join(DefaultOutDir, "compare-"+t.Name())
 	}
 	jobs := make([]*runner.Job, len(plans))
 	for i, p := range plans {
-		p.Out = filepath.Join(dir, specs[i].fileName(i, t.Name()))
+		p.Out = filepath.Join(dir, specs[i].FileName(i, t.Name()))
 		jobs[i] = p.Job(t, disp)
 		label := fmt.Sprintf("%c %s", 'a'+i, strings.TrimSuffix(filepath.Base(p.Out)[2:], ".json"))
 		jobs[i].Options.OnEvent = disp.Track(label, jobs[i].Options.Runs*len(jobs[i].Options.Cases))

@@ -68,7 +68,7 @@ func (b *buildFlags) changed(f *pflag.FlagSet) {
 // The words of the command layer, each with one meaning: a program's kind is bridge or floor (session.Plan.Kind,
 // runner.Job.Kind, artifact.Program, profile's --program); a program is what is built and run (build.Program); a
 // session.Program is what the build flags resolve to; a compare argument names one program of a compare
-// (compareArg). A measuring command's --metric says what the run records (recordTimes, recordInstructions), a
+// (session.ProgramArg). A measuring command's --metric says what the run records (recordTimes, recordInstructions), a
 // gate's --metric what it judges (gate.Metrics).
 
 // What a measuring run records (--metric): the times, or the times and then instructions per op under callgrind.

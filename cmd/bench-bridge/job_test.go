@@ -45,7 +45,7 @@ func TestRerunJobIsWhatTheFlagsMake(t *testing.T) {
 		}
 		if job.Kind != tc.a.Program || job.Codec != tc.codec || (job.User != nil) != tc.user || !slices.Equal(job.Defines, tc.defines) ||
 			job.Options.Samples != tc.samples || !slices.Equal(job.Options.Cases, names) || job.Out != "out.json" ||
-			job.Options.Runs < compareRounds || job.Target != ft || job.Engine != tc.engine {
+			job.Options.Runs < session.CompareRounds || job.Target != ft || job.Engine != tc.engine {
 			t.Errorf("%s: job %+v", tc.a.Label(), job)
 		}
 		if tc.user && (job.User.Dir != cfg.Dir() || filepath.Base(job.User.Binary) != "fake-bench") {

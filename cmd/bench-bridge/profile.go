@@ -146,16 +146,16 @@ func (o *profileOptions) diffBase(ctx context.Context, t targets.Target, cfg *co
 	if o.Diff == "" {
 		return nil, nil
 	}
-	spec, err := parseCompareArg(o.Diff, cfg)
+	spec, err := session.ParseProgramArg(o.Diff, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("--diff: %w", err)
 	}
-	if spec.slowdown > 0 {
+	if spec.Slowdown > 0 {
 		return nil, fmt.Errorf("--diff %s: profile runs the case's loop without options (no slowdown)", o.Diff)
 	}
 	b := o.Build
-	b.codec, b.bridge, b.codecSet, b.defines = spec.codec, spec.bridge, false, nil
-	if spec.codec == "" {
+	b.codec, b.bridge, b.codecSet, b.defines = spec.Codec, spec.Bridge, false, nil
+	if spec.Codec == "" {
 		b.codec = "json"
 	}
 	first, err := b.resolve(cfg)
@@ -163,7 +163,7 @@ func (o *profileOptions) diffBase(ctx context.Context, t targets.Target, cfg *co
 		return nil, fmt.Errorf("--diff %s: %w", o.Diff, err)
 	}
 	fmt.Fprintf(o.IO.ErrOut, "profiling %s first, for the differential flame graph\n", o.Diff)
-	base, err := o.profileOne(ctx, t, spec.kind, first, o.Tool, filepath.Join(o.OutDir, "diff-base"))
+	base, err := o.profileOne(ctx, t, spec.Kind, first, o.Tool, filepath.Join(o.OutDir, "diff-base"))
 	if err != nil {
 		return nil, err
 	}

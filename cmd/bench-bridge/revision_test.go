@@ -13,6 +13,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/history"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
+	"github.com/bench-bridge/bench-bridge/session"
 )
 
 // bridgeRepo is a git repository of a user's bridge that a test makes: docs/bridge.md's mine.c, whose host_add runs
@@ -225,7 +226,7 @@ func TestProgramAtARevisionParses(t *testing.T) {
 		"mine@merge-base:origin/main:slowdown=0.02": {"mine", "merge-base:origin/main", "slowdown=0.02"},
 		"mine@": {"mine@", "", ""},
 	} {
-		if n, r, o := splitProgram(arg); [3]string{n, r, o} != want {
+		if n, r, o := session.SplitProgramArg(arg); [3]string{n, r, o} != want {
 			t.Errorf("%s: %q %q %q, want %q", arg, n, r, o, want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/reports"
+	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/stats"
 )
 
@@ -57,7 +58,7 @@ func leastTable() string {
 	})
 	return "| test | where | at alpha 0.05 | at alpha 0.01 |\n|---|---|---|---|\n" +
 		"| U test over the processes' ×ref | `gate` of two runs, each of that many processes | " + u + " |\n" +
-		"| sign test over the process pairs | `compare --budget 0`, `gate --confirm`'s rerun (" + strconv.Itoa(compareRounds) +
+		"| sign test over the process pairs | `compare --budget 0`, `gate --confirm`'s rerun (" + strconv.Itoa(session.CompareRounds) +
 		" rounds or more), `bisect --budget 0` | " + sign + " |\n" +
 		"| sequential rule, its rounds capped by `--runs` | `compare`, `bisect` (the default) | " + seq + " |\n" +
 		"| change points (permutation test, " + strconv.Itoa(stats.DefaultChangePointThresholds.Permutations) +
@@ -72,9 +73,9 @@ func TestDocsSayOneRoundsRule(t *testing.T) {
 		re   *regexp.Regexp
 		want string
 	}{
-		{regexp.MustCompile("`--budget 0`(?::| runs| runs these) (\\d+)|(\\d+) rounds of `--budget 0`|(\\d+) with --budget 0"), strconv.Itoa(compareRounds)},
-		{regexp.MustCompile(`\(at most (\d+)\)|at most (\d+) when it is not given`), strconv.Itoa(sequentialRounds)},
-		{regexp.MustCompile("`--budget`, default (\\w+)|--budget \\(default (\\w+)\\)|within `--budget` \\((\\d\\w*)|`--budget` \\(default (\\d\\w*)"), compareBudget.String()},
+		{regexp.MustCompile("`--budget 0`(?::| runs| runs these) (\\d+)|(\\d+) rounds of `--budget 0`|(\\d+) with --budget 0"), strconv.Itoa(session.CompareRounds)},
+		{regexp.MustCompile(`\(at most (\d+)\)|at most (\d+) when it is not given`), strconv.Itoa(session.SequentialRounds)},
+		{regexp.MustCompile("`--budget`, default (\\w+)|--budget \\(default (\\w+)\\)|within `--budget` \\((\\d\\w*)|`--budget` \\(default (\\d\\w*)"), session.CompareBudget.String()},
 	}
 	files, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
@@ -94,8 +95,8 @@ func TestDocsSayOneRoundsRule(t *testing.T) {
 			t.Fatalf("%s --help exits %d", cmd, code)
 		}
 		help := strings.Join(strings.Fields(fs.stdout.String()), " ")
-		if !strings.Contains(help, roundsRule) {
-			t.Errorf("%s --help does not say the rounds rule %q", cmd, roundsRule)
+		if !strings.Contains(help, session.RoundsRule) {
+			t.Errorf("%s --help does not say the rounds rule %q", cmd, session.RoundsRule)
 		}
 		texts[cmd+" --help"] = help
 	}
