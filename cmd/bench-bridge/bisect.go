@@ -106,29 +106,29 @@ func newCommits(o *bisectOptions) (*bisect.Commits, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Build.bridge == "" || strings.Contains(o.Build.bridge, "@") {
+	if o.Build.Bridge == "" || strings.Contains(o.Build.Bridge, "@") {
 		return nil, fmt.Errorf("--bridge NAME: bisect needs a bridge of the config (without @REV: GOOD and BAD are the revisions)")
 	}
-	names := strings.Split(o.Measure.cases, ",")
+	names := strings.Split(o.Measure.Cases, ",")
 	if len(names) != 1 || names[0] == "" || strings.HasPrefix(names[0], "ref_js_loop") {
-		return nil, fmt.Errorf("--cases %q: bisect follows one case (not ref_js_loop), like --cases script_to_host_scalar", o.Measure.cases)
+		return nil, fmt.Errorf("--cases %q: bisect follows one case (not ref_js_loop), like --cases script_to_host_scalar", o.Measure.Cases)
 	}
-	instructions := o.Measure.record == recordInstructions
+	instructions := o.Measure.Record == session.RecordInstructions
 	switch {
 	case instructions:
 		o.Budget = 0 // the count is exact: one process, no rounds to stop
 		if !o.runsSet {
-			o.Measure.runs = 1 // the timed processes only carry the count
+			o.Measure.Runs = 1 // the timed processes only carry the count
 		}
 	case !o.runsSet:
-		o.Measure.runs = session.CompareRounds
+		o.Measure.Runs = session.CompareRounds
 	}
 	if !instructions {
-		if o.Budget, o.Measure.runs, err = session.Rounds(o.Budget, o.budgetSet, o.Measure.runs, o.runsSet); err != nil {
+		if o.Budget, o.Measure.Runs, err = session.Rounds(o.Budget, o.budgetSet, o.Measure.Runs, o.runsSet); err != nil {
 			return nil, err
 		}
 	}
-	c := &bisect.Commits{Config: cfg, Bridge: o.Build.bridge, Case: names[0], Good: o.Good, Bad: o.Bad, Instructions: instructions,
+	c := &bisect.Commits{Config: cfg, Bridge: o.Build.Bridge, Case: names[0], Good: o.Good, Bad: o.Bad, Instructions: instructions,
 		Budget: o.Budget, Out: o.IO.Out, Log: o.IO.ErrOut, TargetName: o.Target}
 	if c.Options, err = gateThresholds(cfg, thresholdFlags{}); err != nil {
 		return nil, err
@@ -140,12 +140,12 @@ func newCommits(o *bisectOptions) (*bisect.Commits, error) {
 		c.Options.MinEffect, c.Options.InstructionsThreshold = o.Threshold, o.Threshold
 	}
 	if !instructions {
-		warnTooFewRounds(o.IO.ErrOut, o.Measure.runs, o.Budget > 0, c.Options)
+		warnTooFewRounds(o.IO.ErrOut, o.Measure.Runs, o.Budget > 0, c.Options)
 	}
 	// The bridge, the case and the flags are checked before anything is built: its plan at HEAD, whose program
 	// each step builds at its commit.
 	b := o.Build
-	b.bridge = c.Bridge + "@HEAD"
+	b.Bridge = c.Bridge + "@HEAD"
 	c.Plan, err = newPlan(artifact.ProgramBridge, b, o.Measure, cfg)
 	c.Plan.Builder = o.Builder
 	return c, err

@@ -346,8 +346,8 @@ func TestOnlyMeasuringCommandsTakeMeasuringFlags(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Kind != artifact.ProgramFloor || strings.Join(got.Targets, ",") != "linux,webos" || got.Measure.samples != 7 ||
-		!got.Measure.samplesSet || got.Measure.record != recordInstructions || got.Build.defines[0] != "X=1" || got.Device.Host != "root@board" {
+	if got.Kind != artifact.ProgramFloor || strings.Join(got.Targets, ",") != "linux,webos" || got.Measure.Samples != 7 ||
+		!got.Measure.SamplesSet || got.Measure.Record != session.RecordInstructions || got.Build.Defines[0] != "X=1" || got.Device.Host != "root@board" {
 		t.Errorf("floor's options: %+v", got)
 	}
 	var doc *doctorOptions

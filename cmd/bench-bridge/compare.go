@@ -107,7 +107,7 @@ func newCmdCompare(f *Factory, runF func(*compareOptions) error) *cobra.Command 
 	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, o.Config, &o.Device, false)
 	fl := cmd.Flags()
 	// More rounds than a run's processes: the paired test gains a pair per round, and a compare measures few cases.
-	o.Measure.runs = session.CompareRounds
+	o.Measure.Runs = session.CompareRounds
 	fl.Lookup("runs").DefValue = "0"
 	fl.Lookup("runs").Usage = "rounds, each a process of every program, alternating A B, B A, ...: " + session.RoundsRule
 	fl.Lookup("out").Usage = "directory for the artifacts, one per program (default " + DefaultOutDir + "/compare-TARGET)"
@@ -187,10 +187,10 @@ func (o *compareOptions) check() (*config.Config, analysis.Options, error) {
 	if err != nil {
 		return nil, gopts, err
 	}
-	if o.Budget, o.Measure.runs, err = session.Rounds(o.Budget, o.budgetSet, o.Measure.runs, o.runsSet); err != nil {
+	if o.Budget, o.Measure.Runs, err = session.Rounds(o.Budget, o.budgetSet, o.Measure.Runs, o.runsSet); err != nil {
 		return nil, gopts, err
 	}
-	warnTooFewRounds(o.IO.ErrOut, o.Measure.runs, o.Budget > 0, gopts)
+	warnTooFewRounds(o.IO.ErrOut, o.Measure.Runs, o.Budget > 0, gopts)
 	return cfg, gopts, nil
 }
 
@@ -204,7 +204,7 @@ func (o *compareOptions) plans(cfg *config.Config) ([]session.ProgramArg, []sess
 			return nil, nil, err
 		}
 		b, m := o.Build, o.Measure
-		b.codec, b.bridge, m.slowdown = specs[i].Codec, specs[i].Bridge, specs[i].Slowdown
+		b.Codec, b.Bridge, m.Slowdown = specs[i].Codec, specs[i].Bridge, specs[i].Slowdown
 		if plans[i], err = newPlan(specs[i].Kind, b, m, cfg); err != nil {
 			return nil, nil, err
 		}

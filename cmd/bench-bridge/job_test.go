@@ -52,7 +52,7 @@ func TestRerunJobIsWhatTheFlagsMake(t *testing.T) {
 			t.Errorf("%s: the config's bridge %+v", tc.a.Label(), job.User)
 		}
 		if tc.flagsCodec != "" {
-			p, err := newPlan(tc.a.Program, buildFlags{codec: tc.flagsCodec, defines: tc.defines}, measureFlags{runs: 1, samples: 1, minTime: time.Millisecond, record: recordTimes}, cfg)
+			p, err := newPlan(tc.a.Program, buildFlags{session.Choice{Codec: tc.flagsCodec, Defines: tc.defines}}, measureFlags{Settings: session.Settings{Runs: 1, Samples: 1, MinTime: time.Millisecond, Record: session.RecordTimes}}, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -97,7 +97,7 @@ func profileRun(o *profileOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	prog, err := o.Build.resolve(cfg)
+	prog, err := o.Build.Resolve(cfg)
 	if err != nil {
 		return err
 	}
@@ -154,11 +154,11 @@ func (o *profileOptions) diffBase(ctx context.Context, t targets.Target, cfg *co
 		return nil, fmt.Errorf("--diff %s: profile runs the case's loop without options (no slowdown)", o.Diff)
 	}
 	b := o.Build
-	b.codec, b.bridge, b.codecSet, b.defines = spec.Codec, spec.Bridge, false, nil
+	b.Codec, b.Bridge, b.CodecSet, b.Defines = spec.Codec, spec.Bridge, false, nil
 	if spec.Codec == "" {
-		b.codec = "json"
+		b.Codec = "json"
 	}
-	first, err := b.resolve(cfg)
+	first, err := b.Resolve(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("--diff %s: %w", o.Diff, err)
 	}

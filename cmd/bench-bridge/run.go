@@ -84,19 +84,9 @@ func (o *measureOptions) plan(cfg *config.Config) (session.Plan, error) {
 	return p, err
 }
 
+// newPlan is the plan of a command's jobs of kind, from its flags and the config (session.NewPlan).
 func newPlan(kind string, b buildFlags, m measureFlags, cfg *config.Config) (session.Plan, error) {
-	p := session.Plan{Kind: kind, Out: m.out, OutDir: DefaultOutDir}
-	var err error
-	if p.Program, err = b.resolve(cfg); err != nil {
-		return p, err
-	}
-	if p.Options, err = m.options(cfg); err != nil {
-		return p, err
-	}
-	if cfg.Defaults.OutDir != "" {
-		p.OutDir = cfg.Resolve(cfg.Defaults.OutDir)
-	}
-	return p, nil
+	return session.NewPlan(kind, b.Choice, m.Settings, m.out, DefaultOutDir, cfg)
 }
 
 // measureRun runs the program on every named target (every device, where the flags name several: expandDevices),
@@ -124,7 +114,7 @@ func measureRun(o *measureOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Measure.record != recordInstructions && !o.Measure.quiet {
+	if o.Measure.Record != session.RecordInstructions && !o.Measure.quiet {
 		// What gate will judge this run by (the nightly's, or a user's) is said before it is measured, not after.
 		if why := analysis.TooFewProcesses(p.Options.Runs, cfg.Gate.Options()); why != "" {
 			fmt.Fprintf(o.IO.ErrOut, "bench-bridge: note: %s\n", why)
