@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/cases"
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/profile"
 	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/targets"
@@ -117,60 +115,21 @@ func profileRun(o *profileOptions) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, release()) }()
-	base, err := o.diffBase(ctx, t, cfg)
-	if err != nil {
-		return err
+	var base *session.ProgramArg
+	if o.Diff != "" {
+		arg, err := session.ParseProgramArg(o.Diff, cfg)
+		if err != nil {
+			return fmt.Errorf("--diff: %w", err)
+		}
+		base = &arg
 	}
-	tool := o.Tool
-	if base != nil {
-		tool = base.Tool // the same profiler for both, whose frames are named alike
-	}
-	res, err := o.profileOne(ctx, t, o.Kind, prog, tool, o.OutDir)
+	p := session.Profiling{Config: cfg, Target: t, Case: o.Case, Seconds: o.Seconds, Tool: o.Tool, OutDir: o.OutDir, Builder: o.Builder, Log: stderr}
+	res, err := p.Run(ctx, o.Kind, prog, base, o.Build.Choice)
 	if err != nil {
 		return err
 	}
 	res.Summary.Write(o.IO.Out)
-	if base != nil {
-		out := strings.TrimSuffix(res.Raw, ".txt") + "-diff.svg"
-		title := fmt.Sprintf("%s on %s (%s): what the program added to %s (red: a larger share, blue: a smaller one)", o.Case, t.Name(), res.Tool, o.Diff)
-		if err := profile.WriteFlameFile(out, title, res.Stacks, base.Stacks); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "differential flame graph: %s\n", out)
-	}
 	return nil
-}
-
-// diffBase profiles --diff's program first, for the differential flame graph; nil without --diff.
-func (o *profileOptions) diffBase(ctx context.Context, t targets.Target, cfg *config.Config) (*profile.Result, error) {
-	if o.Diff == "" {
-		return nil, nil
-	}
-	spec, err := session.ParseProgramArg(o.Diff, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("--diff: %w", err)
-	}
-	if spec.Slowdown > 0 {
-		return nil, fmt.Errorf("--diff %s: profile runs the case's loop without options (no slowdown)", o.Diff)
-	}
-	b := o.Build
-	b.Codec, b.Bridge, b.CodecSet, b.Defines = spec.Codec, spec.Bridge, false, nil
-	if spec.Codec == "" {
-		b.Codec = "json"
-	}
-	first, err := b.Resolve(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("--diff %s: %w", o.Diff, err)
-	}
-	fmt.Fprintf(o.IO.ErrOut, "profiling %s first, for the differential flame graph\n", o.Diff)
-	base, err := o.profileOne(ctx, t, spec.Kind, first, o.Tool, filepath.Join(o.OutDir, "diff-base"))
-	if err != nil {
-		return nil, err
-	}
-	if len(base.Stacks) == 0 {
-		return nil, fmt.Errorf("--diff: the profile of %s by %s has no stacks (--tool perf, simpleperf or itimer have them)", o.Diff, base.Tool)
-	}
-	return base, nil
 }
 
 // args reads profile's arguments and checks its flags.
@@ -194,42 +153,4 @@ func (o *profileOptions) args(cmd *cobra.Command, args []string) error {
 	}
 	o.Build.changed(cmd.Flags())
 	return nil
-}
-
-// profileOne builds and pushes prog, profiles the case with tool ("" for the target's best), and writes its flame
-// graph and pprof profile beside the raw output when the profiler gives stacks (perf, simpleperf, itimer).
-func (o *profileOptions) profileOne(ctx context.Context, t targets.Target, kind string, prog session.Program, tool, outDir string) (*profile.Result, error) {
-	stderr := o.IO.ErrOut
-	job := session.Plan{Kind: kind, Program: prog, Builder: o.Builder}.Job(t, stderr)
-	built, err := job.Program(ctx)
-	if err != nil {
-		return nil, err
-	}
-	device, err := t.Device(ctx)
-	if err != nil {
-		return nil, err
-	}
-	targets.CheckProgram(&device, built.Path)
-	remote, err := t.Push(ctx, built.Path)
-	if err != nil {
-		return nil, err
-	}
-	res, err := profile.Run(ctx, t, remote, device, profile.Options{Case: o.Case, Seconds: o.Seconds, Tool: tool, OutDir: outDir, Log: stderr,
-		Program: built.Path})
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(stderr, "raw output: %s\n", res.Raw)
-	if res.Data != "" {
-		fmt.Fprintf(stderr, "data file: %s\n", res.Data)
-	}
-	if len(res.Stacks) == 0 {
-		return res, nil
-	}
-	svg, pprof, err := res.WritePictures(fmt.Sprintf("%s on %s (%s)", o.Case, t.Name(), res.Tool))
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(stderr, "flame graph: %s\npprof profile: %s (go tool pprof, speedscope)\n", svg, pprof)
-	return res, nil
 }
