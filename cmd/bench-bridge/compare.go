@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -15,9 +14,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/analysis"
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/gate"
-	"github.com/bench-bridge/bench-bridge/internal/iostreams"
 	"github.com/bench-bridge/bench-bridge/reports"
-	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/stats"
 	"github.com/bench-bridge/bench-bridge/targets"
@@ -125,43 +122,24 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	specs, plans, err := o.plans(cfg)
+	args, plans, err := o.plans(cfg)
 	if err != nil {
 		return err
 	}
 	disp := o.IO.Progress(o.Measure.quiet, o.Measure.verbose)
 	dev := o.Device
 	dev.Log = disp
-	t, err := o.OpenTarget(o.ctx, o.Target, cfg.Specs(), dev)
-	if err != nil {
-		return err
-	}
-	defer t.Close()
-	var seq *session.Sequential
-	if o.Budget > 0 {
-		seq = session.NewSequential(gopts, o.Budget)
-	}
-	jobs := o.jobs(t, specs, plans, disp)
-	held, release, err := session.Hold(o.Measure.wait, disp)(o.ctx, t)
-	if err != nil {
-		return err
-	}
-	arts, files, runErr := session.Run(held, jobs, disp, seq)
-	runErr = errors.Join(runErr, release())
-	if len(arts) == 0 {
+	c := session.Comparison{Open: o.OpenTarget, Target: o.Target, Specs: cfg.Specs(), Device: dev, Args: args, Plans: plans,
+		Out: o.Measure.out, OutDir: DefaultOutDir, Options: gopts, Budget: o.Budget, Wait: o.Measure.wait, Log: disp, Track: disp.Track}
+	m, runErr := c.Run(o.ctx)
+	switch {
+	case len(m.Loaded) == 0:
 		return runErr
-	}
-	var notes []analysis.Warning
-	if seq != nil {
-		gopts = seq.Judged() // the last look's alpha, so that the error rates hold at every look
-		notes = append(notes, seq.Note())
-	}
-	if len(arts) < len(jobs) {
+	case !m.Complete:
 		// A program's artifact is missing: there is nothing to pair it with.
-		table := analysis.Build(analysis.LoadedFrom(arts, files), gopts, nil)
-		return errors.Join(runErr, reports.Render(o.IO.Out, table, "text"))
+		return errors.Join(runErr, reports.Render(o.IO.Out, analysis.Build(m.Loaded, m.Options, nil), "text"))
 	}
-	report, err := showSession(o, analysis.LoadedFrom(arts, files), gopts, notes)
+	report, err := showSession(o, m.Loaded, m.Options, m.Notes)
 	if err != nil {
 		return errors.Join(runErr, err)
 	}
@@ -211,23 +189,6 @@ func (o *compareOptions) plans(cfg *config.Config) ([]session.ProgramArg, []sess
 		plans[i].Builder = o.Builder
 	}
 	return specs, plans, nil
-}
-
-// jobs are the plans' jobs on t, each artifact named for its program (a-..., b-...) in --out or its default, each
-// tracked on disp.
-func (o *compareOptions) jobs(t targets.Target, specs []session.ProgramArg, plans []session.Plan, disp *iostreams.Progress) []*runner.Job {
-	dir := o.Measure.out
-	if dir == "" {
-		dir = filepath.Join(DefaultOutDir, "compare-"+t.Name())
-	}
-	jobs := make([]*runner.Job, len(plans))
-	for i, p := range plans {
-		p.Out = filepath.Join(dir, specs[i].FileName(i, t.Name()))
-		jobs[i] = p.Job(t, disp)
-		label := fmt.Sprintf("%c %s", 'a'+i, strings.TrimSuffix(filepath.Base(p.Out)[2:], ".json"))
-		jobs[i].Options.OnEvent = disp.Track(label, jobs[i].Options.Runs*len(jobs[i].Options.Cases))
-	}
-	return jobs
 }
 
 // showSession shows what compare measured in one session: the table of its artifacts, the paired comparisons of
