@@ -174,3 +174,26 @@ func (h *History) FindChange(name, commit, program, metric string) (found, ofCas
 	}
 	return found, ofCase
 }
+
+// TheChange is the one change of case name whose commit range ends at commit (its first characters will do), of
+// program and metric when they are given (""), or an error that says what the history has instead; where names the
+// history.
+func (h *History) TheChange(name, commit, program, metric, where string) (Change, error) {
+	found, ofCase := h.FindChange(name, commit, program, metric)
+	describe := func(cs []Change) string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, fmt.Sprintf("%s %s at %s..%s", c.Program, c.Metric, ShortCommit(c.From), ShortCommit(c.To)))
+		}
+		return strings.Join(out, "; ")
+	}
+	switch {
+	case len(found) == 0 && len(ofCase) == 0:
+		return Change{}, fmt.Errorf("%s has no change in %s", name, where)
+	case len(found) == 0:
+		return Change{}, fmt.Errorf("no change of %s at commit %s; its changes: %s", name, commit, describe(ofCase))
+	case len(found) > 1:
+		return Change{}, fmt.Errorf("%d changes of %s at commit %s (%s): pick one with --program and --metric", len(found), name, commit, describe(found))
+	}
+	return found[0], nil
+}

@@ -125,23 +125,10 @@ func historyAckRun(o *historyAckOptions) error {
 	if err != nil {
 		return err
 	}
-	found, ofCase := analysis.BuildHistory(h, trend.DefaultOptions).FindChange(o.Case, o.Commit, o.Program, metric)
-	describe := func(cs []analysis.Change) string {
-		var out []string
-		for _, c := range cs {
-			out = append(out, fmt.Sprintf("%s %s at %s..%s", c.Program, c.Metric, short(c.From), short(c.To)))
-		}
-		return strings.Join(out, "; ")
+	c, err := analysis.BuildHistory(h, trend.DefaultOptions).TheChange(o.Case, o.Commit, o.Program, metric, s.Where())
+	if err != nil {
+		return fmt.Errorf("history ack: %w", err)
 	}
-	switch {
-	case len(found) == 0 && len(ofCase) == 0:
-		return fmt.Errorf("history ack: %s has no change in %s", o.Case, s.Where())
-	case len(found) == 0:
-		return fmt.Errorf("history ack: no change of %s at commit %s; its changes: %s", o.Case, o.Commit, describe(ofCase))
-	case len(found) > 1:
-		return fmt.Errorf("history ack: %d changes of %s at commit %s (%s): pick one with --program and --metric", len(found), o.Case, o.Commit, describe(found))
-	}
-	c := found[0]
 	if err := s.Acknowledge(o.ctx, history.Ack{Program: c.Program, Case: c.Case, Metric: c.Metric, To: c.To, Note: o.Note}); err != nil {
 		return err
 	}
