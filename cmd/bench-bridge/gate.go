@@ -148,34 +148,16 @@ func gateRun(o *gateOptions) error {
 			return fmt.Errorf("--history: %w", err)
 		}
 	}
-	baselines, err := analysis.Load(basePath)
-	if err != nil {
-		return fmt.Errorf("baseline: %w", err)
-	}
-	current, err := analysis.Load(curPath)
-	if err != nil {
-		return fmt.Errorf("current: %w", err)
-	}
-	pairs, notes := analysis.Match(baselines, current)
-	if len(pairs) == 0 {
-		return fmt.Errorf("nothing to gate: no current artifact in %s matches a baseline in %s by target, program and codec", curPath, basePath)
-	}
-	report := &gate.Report{Notes: notes, AllowUnjudged: o.AllowUnjudged}
-	if report.Notes == nil {
-		report.Notes = []analysis.Warning{}
-	}
-	for _, p := range pairs {
-		opts.Noise = noise.NoiseOf(p.Current.Artifact)
-		res, err := analysis.Compare(p.Baseline, p.Current, opts)
-		if err != nil {
-			return err
+	var confirm func(*analysis.Result, analysis.Pair, analysis.Options) error
+	if o.Confirm {
+		rerun := session.Rerun{Open: o.OpenTarget, Config: cfg, Builder: o.Builder, Log: o.IO.ErrOut}
+		confirm = func(res *analysis.Result, p analysis.Pair, opts analysis.Options) error {
+			return rerun.Confirm(o.ctx, res, p, opts)
 		}
-		if o.Confirm && len(res.Flagged()) > 0 {
-			if err := (session.Rerun{Open: o.OpenTarget, Config: cfg, Builder: o.Builder, Log: o.IO.ErrOut}).Confirm(o.ctx, res, p, opts); err != nil {
-				return fmt.Errorf("--confirm: %w", err)
-			}
-		}
-		report.Results = append(report.Results, res)
+	}
+	report, err := gate.Judge(basePath, curPath, opts, o.AllowUnjudged, noise, confirm)
+	if err != nil {
+		return err
 	}
 	if err := gate.Render(o.IO.Out, report, o.Format); err != nil {
 		return err
