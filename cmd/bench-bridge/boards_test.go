@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/bench-bridge/bench-bridge/config"
+	"github.com/bench-bridge/bench-bridge/session"
 )
 
 // TestSSHBoardWords: `ssh [USER@]HOST` stands where a target's name does, and names the board by its host; the
 // boards join a copy of the config, which stays as it was loaded.
 func TestSSHBoardWords(t *testing.T) {
 	cfg := &config.Config{Targets: map[string]config.Target{"pi4": {Kind: "ssh", Host: "pi4"}}}
-	names, run, err := resolveTargets([]string{"linux", "ssh", "root@pi:2222", "ssh", "board"}, cfg, "")
+	names, run, err := session.ResolveTargets([]string{"linux", "ssh", "root@pi:2222", "ssh", "board"}, cfg, "")
 	if err != nil || strings.Join(names, ",") != "linux,pi:2222,board" {
 		t.Fatalf("names %q, %v", names, err)
 	}
@@ -22,7 +23,7 @@ func TestSSHBoardWords(t *testing.T) {
 	if len(cfg.Targets) != 1 {
 		t.Errorf("the loaded config changed: %+v", cfg.Targets)
 	}
-	if _, same, _ := resolveTargets([]string{"linux"}, cfg, ""); same != cfg {
+	if _, same, _ := session.ResolveTargets([]string{"linux"}, cfg, ""); same != cfg {
 		t.Errorf("no board named, yet the config was copied")
 	}
 	for words, want := range map[string]string{
@@ -35,7 +36,7 @@ func TestSSHBoardWords(t *testing.T) {
 		if w[len(w)-1] == "--h" {
 			w, host = w[:len(w)-1], "root@x"
 		}
-		if _, _, err := resolveTargets(w, &config.Config{}, host); err == nil || !strings.Contains(err.Error(), want) {
+		if _, _, err := session.ResolveTargets(w, &config.Config{}, host); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", words, err, want)
 		}
 	}

@@ -152,7 +152,7 @@ func compareRun(o *compareOptions) error {
 	return nil
 }
 
-// check checks compare's flags, reads the config and its thresholds, and decides the rounds (roundsOf), saying at once
+// check checks compare's flags, reads the config and its thresholds, and decides the rounds (session.Rounds), saying at once
 // when they are too few to judge anything.
 func (o *compareOptions) check() (*config.Config, analysis.Options, error) {
 	if !slices.Contains(gate.Formats, o.Format) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/doctor"
+	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -25,7 +26,7 @@ type doctorOptions struct {
 	Config configFunc
 	ctx    context.Context
 
-	Targets    []string // names, and ssh [USER@]HOST for a board (resolveTargets)
+	Targets    []string // names, and ssh [USER@]HOST for a board (session.ResolveTargets)
 	ConfigFile string
 	QuickJSSrc string
 	Device     targets.Overrides
@@ -70,7 +71,7 @@ func doctorRun(o *doctorOptions) error {
 	var names []string
 	if len(o.Targets) == 0 {
 		names = defaultDoctorTargets(cfg)
-	} else if names, cfg, err = resolveTargets(o.Targets, cfg, o.Device.Host); err != nil {
+	} else if names, cfg, err = session.ResolveTargets(o.Targets, cfg, o.Device.Host); err != nil {
 		return err
 	}
 	dev := o.Device

@@ -47,7 +47,7 @@ type loadedConfig struct {
 
 // Config is the config at path, read once per command line: the commands of the config's targets, the command that
 // runs and its completions share it, as cli/cli's factory does. Nothing changes it: the ssh boards a command line
-// names join a copy (resolveTargets).
+// names join a copy (session.ResolveTargets).
 func (f *Factory) Config(path string) (*config.Config, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

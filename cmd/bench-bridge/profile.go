@@ -25,7 +25,7 @@ type profileOptions struct {
 	Config     configFunc
 	ctx        context.Context
 
-	Target     []string // the target's words: its name, or ssh and a board's [USER@]HOST (resolveTargets)
+	Target     []string // the target's words: its name, or ssh and a board's [USER@]HOST (session.ResolveTargets)
 	Case       string
 	Seconds    float64
 	Kind       string // artifact.ProgramBridge or artifact.ProgramFloor (--program)
@@ -64,7 +64,7 @@ the same profiler, and writes a differential flame graph (-diff.svg): red where 
   bench-bridge profile webos script_to_host_scalar --tool itimer --host root@touchpad
   bench-bridge profile ssh root@board script_to_host_scalar 3`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			return cobra.RangeArgs(1+targetWords(args), 2+targetWords(args))(cmd, args)
+			return cobra.RangeArgs(1+session.TargetWords(args), 2+session.TargetWords(args))(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.args(cmd, args); err != nil {
@@ -99,7 +99,7 @@ func profileRun(o *profileOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	names, cfg, err := resolveTargets(o.Target, cfg, o.Device.Host)
+	names, cfg, err := session.ResolveTargets(o.Target, cfg, o.Device.Host)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func profileRun(o *profileOptions) (err error) {
 
 // args reads profile's arguments and checks its flags.
 func (o *profileOptions) args(cmd *cobra.Command, args []string) error {
-	n := targetWords(args)
+	n := session.TargetWords(args)
 	o.ctx, o.Target, o.Case, o.Seconds = cmd.Context(), args[:n], args[n], 5
 	if _, ok := cases.Lookup(o.Case); !ok {
 		return fmt.Errorf("unknown case %q (bench-bridge cases lists them)", o.Case)

@@ -67,7 +67,7 @@ func leastTable() string {
 }
 
 // TestDocsSayOneRoundsRule: what the docs and the help say about compare's and bisect's rounds is the rule the code
-// follows (roundsOf): the rounds of --budget 0, the cap of a sequential session, the default budget.
+// follows (session.Rounds): the rounds of --budget 0, the cap of a sequential session, the default budget.
 func TestDocsSayOneRoundsRule(t *testing.T) {
 	checks := []struct {
 		re   *regexp.Regexp

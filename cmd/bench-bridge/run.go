@@ -34,7 +34,7 @@ type measureOptions struct {
 
 	Kind       string   // artifact.ProgramBridge or artifact.ProgramFloor
 	Engine     string   // the floor's engine (floor --engine); "" for QuickJS
-	Targets    []string // the targets' words: names, and ssh [USER@]HOST for a board (resolveTargets)
+	Targets    []string // the targets' words: names, and ssh [USER@]HOST for a board (session.ResolveTargets)
 	ConfigFile string
 	Build      buildFlags
 	Measure    measureFlags
@@ -98,7 +98,7 @@ func measureRun(o *measureOptions) error {
 	if err != nil {
 		return err
 	}
-	names, cfg, err := resolveTargets(o.Targets, cfg, o.Device.Host)
+	names, cfg, err := session.ResolveTargets(o.Targets, cfg, o.Device.Host)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func measureRun(o *measureOptions) error {
 			return err
 		}
 	}
-	return targetsFailed(names, errs)
+	return session.Failed(names, errs)
 }
 
 // newCmdFloor is `bench-bridge floor TARGET...`.

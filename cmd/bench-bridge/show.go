@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -103,7 +101,7 @@ func showRun(o *showOptions) error {
 		noise = r.NoiseOf
 	}
 	table := analysis.Build(analysis.LoadedFrom(arts, o.Files), opts, noise)
-	if err := writePictures(table, o.Chart, o.HTML); err != nil {
+	if err := reports.WritePictures(table, o.Chart, o.HTML); err != nil {
 		return err
 	}
 	if o.Format != "text" && o.Format != "markdown" {
@@ -121,31 +119,4 @@ func showRun(o *showOptions) error {
 		return fmt.Errorf("--columns: %w", err)
 	}
 	return doc.Render(o.IO.Out, o.Format)
-}
-
-// writePictures writes show's --chart and --html files, atomically, when asked for.
-func writePictures(table *analysis.Table, chart, html string) error {
-	if chart != "" {
-		ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(chart)), ".")
-		if !slices.Contains(reports.ChartFormats, ext) {
-			return fmt.Errorf("--chart %s: want a file ending in .svg or .png", chart)
-		}
-		data, err := reports.Chart(table, ext)
-		if err != nil {
-			return err
-		}
-		if err := artifact.WriteFileAtomic(chart, data); err != nil {
-			return err
-		}
-	}
-	if html != "" {
-		var buf bytes.Buffer
-		if err := reports.Render(&buf, table, "html"); err != nil {
-			return err
-		}
-		if err := artifact.WriteFileAtomic(html, buf.Bytes()); err != nil {
-			return err
-		}
-	}
-	return nil
 }
