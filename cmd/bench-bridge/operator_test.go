@@ -59,10 +59,10 @@ func TestPlainProgressWhenNotATerminal(t *testing.T) {
 	}
 }
 
-// interrupt runs a real bench-bridge process with args, sends it SIGINT once the first case (ref_js_loop) is measured,
+// interruptRun runs a real bench-bridge process with args, sends it SIGINT once the first case (ref_js_loop) is measured,
 // and checks that it stops within 30 s with exit status 130 and an artifact at out that keeps the finished case,
 // marks the running one interrupted and says it is incomplete.
-func interrupt(t *testing.T, out string, args ...string) {
+func interruptRun(t *testing.T, out string, args ...string) {
 	t.Helper()
 	cmd := exec.Command(cli(t), append(args, "--out", out)...)
 	stderr, _ := cmd.StderrPipe()
@@ -104,14 +104,14 @@ func interrupt(t *testing.T, out string, args ...string) {
 // TestInterruptKeepsWhatWasMeasured interrupts a run on this machine.
 func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 	requireCC(t)
-	interrupt(t, filepath.Join(t.TempDir(), "floor.json"), "floor", localName(), "--runs", "1", "--samples", "6", "--min-time", "50ms")
+	interruptRun(t, filepath.Join(t.TempDir(), "floor.json"), "floor", localName(), "--runs", "1", "--samples", "6", "--min-time", "50ms")
 }
 
 // TestInterruptOnAndroid interrupts a run on real adbd: besides the artifact, the program must be killed on the device
 // and the per-build directory removed.
 func TestInterruptOnAndroid(t *testing.T) {
 	dev := android(t)
-	interrupt(t, filepath.Join(t.TempDir(), "floor-android.json"), "floor", "android", "--runs", "1", "--samples", "20", "--min-time", "20ms")
+	interruptRun(t, filepath.Join(t.TempDir(), "floor-android.json"), "floor", "android", "--runs", "1", "--samples", "20", "--min-time", "20ms")
 	assertNothingRuns(t, dev.Running)
 	assertCleanedUp(t, dev.Root())
 }

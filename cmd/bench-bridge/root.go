@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/internal/interrupt"
 	"github.com/bench-bridge/bench-bridge/runner"
 )
 
@@ -27,7 +26,7 @@ func executeWith(f *Factory, args []string) int {
 	stderr := f.IO.ErrOut
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	stopSignals := onSignals(cancel, stderr)
+	stopSignals := interrupt.Notify(cancel, stderr)
 	defer stopSignals()
 	runner.Tool = "bench-bridge " + version()
 	root := newRoot(f)
@@ -38,9 +37,9 @@ func executeWith(f *Factory, args []string) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "bench-bridge: error: %v\n", err)
 	}
-	var sig signalled
+	var sig interrupt.Signalled
 	if errors.As(context.Cause(ctx), &sig) {
-		return sig.status() // interrupted, as shells report it: 130 for SIGINT, 143 for SIGTERM
+		return sig.Status() // interrupted, as shells report it: 130 for SIGINT, 143 for SIGTERM
 	}
 	if err != nil {
 		var ex exitCode
@@ -50,53 +49,6 @@ func executeWith(f *Factory, args []string) int {
 		return 1
 	}
 	return 0
-}
-
-// signalled is the cause of a run cancelled by a signal.
-type signalled struct{ sig os.Signal }
-
-func (s signalled) Error() string { return "interrupted by " + signalName(s.sig) }
-
-// status is the exit status for the signal, 128+N as shells report it.
-func (s signalled) status() int {
-	if n, ok := s.sig.(syscall.Signal); ok {
-		return 128 + int(n)
-	}
-	return 130
-}
-
-func signalName(s os.Signal) string {
-	if s == syscall.SIGTERM {
-		return "SIGTERM"
-	}
-	return "SIGINT"
-}
-
-// onSignals cancels the run at the first SIGINT or SIGTERM and exits at the second, whatever is still running:
-// cleanup has bounds, but a user who asks twice does not wait for them. The returned function stops listening.
-func onSignals(cancel context.CancelCauseFunc, stderr io.Writer) (stop func()) {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-sigs:
-			cancel(signalled{s})
-			fmt.Fprintf(stderr, "bench-bridge: %s: stopping and cleaning up on the device; press Ctrl-C again to quit at once\n", signalName(s))
-		case <-done:
-			return
-		}
-		select {
-		case s := <-sigs:
-			fmt.Fprintf(stderr, "bench-bridge: %s again: quitting without cleaning up; what is left on the device is removed at the next connection\n", signalName(s))
-			os.Exit(signalled{s}.status())
-		case <-done:
-		}
-	}()
-	return func() {
-		signal.Stop(sigs)
-		close(done)
-	}
 }
 
 // exitCode is an error that asks for a specific exit status.

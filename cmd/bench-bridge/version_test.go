@@ -3,6 +3,8 @@ package main
 import (
 	"regexp"
 	"testing"
+
+	"github.com/bench-bridge/bench-bridge/internal/buildinfo"
 )
 
 // TestVersionIsSemantic: the version in the code is a semantic version, and what `version` prints names the module
@@ -14,16 +16,16 @@ func TestVersionIsSemantic(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		code string
-		b    buildInfo
+		b    buildinfo.Info
 		want string
 	}{
-		{"0.10.0", buildInfo{module: "v0.10.0"}, "0.10.0"},
-		{"0.10.0", buildInfo{module: "v0.11.0"}, "0.10.0 (module v0.11.0)"},
-		{"0.10.0-dev", buildInfo{commit: "5396b46a1b2c3d4e5f", dirty: true}, "0.10.0-dev 5396b46a1b2c+dirty"},
-		{"0.10.0-dev", buildInfo{}, "0.10.0-dev"},
+		{"0.10.0", buildinfo.Info{Module: "v0.10.0"}, "0.10.0"},
+		{"0.10.0", buildinfo.Info{Module: "v0.11.0"}, "0.10.0 (module v0.11.0)"},
+		{"0.10.0-dev", buildinfo.Info{Commit: "5396b46a1b2c3d4e5f", Dirty: true}, "0.10.0-dev 5396b46a1b2c+dirty"},
+		{"0.10.0-dev", buildinfo.Info{}, "0.10.0-dev"},
 	} {
-		if got := versionOf(tc.code, tc.b); got != tc.want {
-			t.Errorf("versionOf(%q, %+v) = %q, want %q", tc.code, tc.b, got, tc.want)
+		if got := tc.b.Version(tc.code); got != tc.want {
+			t.Errorf("%+v.Version(%q) = %q, want %q", tc.b, tc.code, got, tc.want)
 		}
 	}
 }
