@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bench-bridge/bench-bridge/targets"
 )
@@ -173,4 +175,19 @@ func OpenAll(ctx context.Context, open OpenFunc, names []string, specs map[strin
 	}
 	wg.Wait()
 	return ts, errs
+}
+
+// Reachable opens the target name and runs `true` on it within bound: "yes", or "no: " and the first line of why.
+func Reachable(ctx context.Context, open OpenFunc, name string, specs map[string]targets.Spec, o targets.Overrides, bound time.Duration) string {
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	t, err := open(ctx, name, specs, o)
+	if err == nil {
+		defer t.Close()
+		err = t.Run(ctx, "true", nil, io.Discard, io.Discard)
+	}
+	if err != nil {
+		return "no: " + strings.SplitN(err.Error(), "\n", 2)[0]
+	}
+	return "yes"
 }

@@ -50,15 +50,22 @@ type Overrides struct {
 
 // BuiltIn are the target names that need no config. A config target of the same name changes a built-in.
 var BuiltIn = map[string]Spec{
-	"linux": {Kind: "local"},
-	"mac":   {Kind: "local"},
-	// webos: an HP TouchPad-class device over ssh (--host); ARMv7 softfp, static.
-	"webos": {Kind: "ssh", Toolchain: "webos"},
-	// ssh: any Linux board over ssh, named by its host on the command line (bench-bridge ssh [USER@]HOST); its
-	// toolchain is picked by asking it what it runs.
-	"ssh": {Kind: "ssh"},
-	// android: the one device adb lists, or --serial / $ANDROID_SERIAL; built for its ABI.
+	"linux":   {Kind: "local"},
+	"mac":     {Kind: "local"},
+	"webos":   {Kind: "ssh", Toolchain: "webos"},
+	"ssh":     {Kind: "ssh"},
 	"android": {Kind: "adb"},
+}
+
+// About is what each built-in target is, as its command's help says it: a short line and a longer one.
+var About = map[string][2]string{
+	"linux":   {"this machine (Linux)", "this machine, when it runs Linux"},
+	"mac":     {"this machine (macOS)", "this machine, when it runs macOS (built with the system clang)"},
+	"android": {"an Android device over adb", "the Android device adb lists (--serial or $ANDROID_SERIAL for one of several, --all for every one), built for its ABI"},
+	"webos":   {"a webOS device over ssh", "an HP TouchPad-class webOS device over ssh (--host): ARMv7 softfp, static"},
+	"ssh": {"a Linux board over ssh", "any Linux board over ssh, named by [USER@]HOST (a Host of ~/.ssh/config too): " +
+		"bench-bridge asks it what it runs (the ELF header of its /bin/sh, its C library, its CPU) and picks the " +
+		"toolchain, static"},
 }
 
 // openers build a target of each kind.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/bench-bridge/bench-bridge/session"
+	"github.com/bench-bridge/bench-bridge/targets"
 	"github.com/spf13/cobra"
 )
 
@@ -11,7 +12,7 @@ const sshBoard = session.SSHBoard
 // newCmdSSH is `bench-bridge ssh [USER@]HOST [TARGET...]`: the bridge on any Linux board over ssh, built with the
 // toolchain its userland calls for.
 func newCmdSSH(f *Factory, runF func(*measureOptions) error) *cobra.Command {
-	cmd := newCmdTarget(f, sshBoard, "ssh", targetAbout[sshBoard], runF)
+	cmd := newCmdTarget(f, sshBoard, "ssh", targets.About[sshBoard], runF)
 	cmd.Use = sshBoard + " [USER@]HOST [TARGET...]"
 	cmd.Args = cobra.MinimumNArgs(1)
 	cmd.Example = `  bench-bridge ssh root@192.168.1.20

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -173,17 +171,7 @@ func (o *targetsOptions) reachability(cfg *config.Config, name string) string {
 	if _, configured := cfg.Targets[name]; name == sshBoard && !configured && o.Device.Host == "" {
 		return "-: names a board on the command line (bench-bridge ssh [USER@]HOST)"
 	}
-	ctx, cancel := context.WithTimeout(o.ctx, reachBound)
-	defer cancel()
-	t, err := o.OpenTarget(ctx, name, cfg.Specs(), o.Device)
-	if err == nil {
-		defer t.Close()
-		err = t.Run(ctx, "true", nil, io.Discard, io.Discard)
-	}
-	if err != nil {
-		return "no: " + strings.SplitN(err.Error(), "\n", 2)[0]
-	}
-	return "yes"
+	return session.Reachable(o.ctx, o.OpenTarget, name, cfg.Specs(), o.Device, reachBound)
 }
 
 // localName is the built-in name of this machine: mac on macOS, linux elsewhere.

@@ -24,17 +24,6 @@ var deviceFlags = map[string][]string{
 	"workdir":         {"adb", "ssh", "novacom"},
 }
 
-// targetAbout is what each built-in target's help says about it: a short line and a longer one.
-var targetAbout = map[string][2]string{
-	"linux":   {"this machine (Linux)", "this machine, when it runs Linux"},
-	"mac":     {"this machine (macOS)", "this machine, when it runs macOS (built with the system clang)"},
-	"android": {"an Android device over adb", "the Android device adb lists (--serial or $ANDROID_SERIAL for one of several, --all for every one), built for its ABI"},
-	"webos":   {"a webOS device over ssh", "an HP TouchPad-class webOS device over ssh (--host): ARMv7 softfp, static"},
-	"ssh": {"a Linux board over ssh", "any Linux board over ssh, named by [USER@]HOST (a Host of ~/.ssh/config too): " +
-		"bench-bridge asks it what it runs (the ELF header of its /bin/sh, its C library, its CPU) and picks the " +
-		"toolchain, static"},
-}
-
 // newCmdTarget is `bench-bridge NAME [TARGET...]`: the bridge measured on one target (and any more named after it),
 // with the flags of its kind shown in its help.
 func newCmdTarget(f *Factory, name, kind string, about [2]string, runF func(*measureOptions) error) *cobra.Command {
@@ -73,7 +62,7 @@ func addTargetCmds(root *cobra.Command, f *Factory, args []string) {
 			root.AddCommand(newCmdSSH(f, nil))
 			continue
 		}
-		root.AddCommand(newCmdTarget(f, name, spec.Kind, targetAbout[name], nil))
+		root.AddCommand(newCmdTarget(f, name, spec.Kind, targets.About[name], nil))
 	}
 	cfg, err := f.Config(configArg(args))
 	if err != nil {
