@@ -136,3 +136,25 @@ func Each(ctx context.Context, plan Plan, opened []targets.Target, log io.Writer
 	}
 	return arts, files, errs
 }
+
+// OnTargets measures plan on each named target: it opens them at once (OpenAll), measures a session on each (Each),
+// each holding its device for up to wait (Hold), and closes every one it opened. It returns the artifacts written,
+// with their files, and an error that names each target that could not be opened or failed (Failed).
+func OnTargets(ctx context.Context, open OpenFunc, names []string, specs map[string]targets.Spec, o targets.Overrides, plan Plan,
+	wait time.Duration, log io.Writer, track func(*runner.Job)) ([]*artifact.Artifact, []string, error) {
+	opened, errs := OpenAll(ctx, open, names, specs, o)
+	defer func() {
+		for _, t := range opened {
+			if t != nil {
+				t.Close()
+			}
+		}
+	}()
+	arts, files, runErrs := Each(ctx, plan, opened, log, Hold(wait, log), track)
+	for i, err := range runErrs {
+		if err != nil {
+			errs[i] = fmt.Errorf("%s: %w", names[i], err)
+		}
+	}
+	return arts, files, Failed(names, errs)
+}

@@ -122,30 +122,17 @@ func measureRun(o *measureOptions) error {
 	}
 	disp := o.IO.Progress(o.Measure.quiet, o.Measure.verbose)
 	dev.Log = disp
-	opened, errs := session.OpenAll(o.ctx, o.OpenTarget, names, specs, dev)
-	defer func() {
-		for _, t := range opened {
-			if t != nil {
-				t.Close()
-			}
-		}
-	}()
 	track := func(job *runner.Job) {
 		job.Options.OnEvent = disp.Track(strings.TrimSuffix(session.DefaultName(job.Target.Name(), job.Kind, job.Codec, job.Engine), ".json"), len(job.Options.Cases))
 	}
-	arts, files, runErrs := session.Each(o.ctx, p, opened, disp, session.Hold(o.Measure.wait, disp), track)
-	for i, err := range runErrs {
-		if err != nil {
-			errs[i] = fmt.Errorf("%s: %w", names[i], err)
-		}
-	}
+	arts, files, runErr := session.OnTargets(o.ctx, o.OpenTarget, names, specs, dev, p, o.Measure.wait, disp, track)
 	if len(arts) > 0 {
 		// The table judges its columns as gate would: by the config's thresholds.
 		if err := reports.Render(o.IO.Out, analysis.Build(analysis.LoadedFrom(arts, files), cfg.Gate.Options(), nil), "text"); err != nil {
 			return err
 		}
 	}
-	return session.Failed(names, errs)
+	return runErr
 }
 
 // newCmdFloor is `bench-bridge floor TARGET...`.
