@@ -55,17 +55,14 @@ names another directory.`,
 		Example: `  bench-bridge bisect v1.2 main --bridge mine --cases script_to_host_scalar --metric instructions
   bench-bridge bisect c29 c30 --bridge mine --cases callback --runs 20`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runCmd(o, runF, bisectRun, func(cmd *cobra.Command, args []string) error {
 			o.ctx, o.Good, o.Bad = cmd.Context(), args[0], args[1]
 			fl := cmd.Flags()
 			o.Measure.changed(fl)
 			o.Build.changed(fl)
 			o.runsSet, o.budgetSet = fl.Changed("runs"), fl.Changed("budget")
-			if runF != nil {
-				return runF(o)
-			}
-			return bisectRun(o)
-		},
+			return nil
+		}),
 	}
 	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, o.Config, &o.Device, true)
 	fl := cmd.Flags()

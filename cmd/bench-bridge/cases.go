@@ -28,12 +28,7 @@ func newCmdCases(f *Factory, runF func(*casesOptions) error) *cobra.Command {
 		Long: `List the case catalogue. With --script NAME, print the JavaScript a case evaluates (after the prelude,
 --script prelude, which defines expect); docs/bridge.md says what each host function must do.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(o)
-			}
-			return casesRun(o)
-		},
+		RunE: runCmd(o, runF, casesRun, nil),
 	}
 	cmd.Flags().StringVar(&o.Script, "script", "", "print one case's JavaScript (or the prelude: --script prelude)")
 	cmd.RegisterFlagCompletionFunc("script", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

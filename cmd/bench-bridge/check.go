@@ -35,13 +35,10 @@ ARGs come before the protocol's command: bench-bridge check python3 bench.py run
 		Example: `  bench-bridge check ./bench
   bench-bridge check --timeout 5m ./slow-bench`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runCmd(o, runF, checkRun, func(cmd *cobra.Command, args []string) error {
 			o.ctx, o.Args = cmd.Context(), args
-			if runF != nil {
-				return runF(o)
-			}
-			return checkRun(o)
-		},
+			return nil
+		}),
 	}
 	cmd.Flags().SetInterspersed(false) // flags after PROG are the program's
 	cmd.Flags().DurationVar(&o.Check.Timeout, "timeout", o.Check.Timeout, "the deadline of each run of the program")

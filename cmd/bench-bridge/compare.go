@@ -82,7 +82,7 @@ func newCmdCompare(f *Factory, runF func(*compareOptions) error) *cobra.Command 
 		Example: `  bench-bridge compare linux json fast binary
   bench-bridge compare linux json json:slowdown=0.10 --cases script_to_host_scalar --gate`,
 		Args: cobra.MinimumNArgs(3),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runCmd(o, runF, compareRun, func(cmd *cobra.Command, args []string) error {
 			o.ctx, o.Target, o.Programs = cmd.Context(), args[0], args[1:]
 			fl := cmd.Flags()
 			o.Measure.changed(fl)
@@ -95,11 +95,8 @@ func newCmdCompare(f *Factory, runF func(*compareOptions) error) *cobra.Command 
 					o.Refused = append(o.Refused, name)
 				}
 			}
-			if runF != nil {
-				return runF(o)
-			}
-			return compareRun(o)
-		},
+			return nil
+		}),
 	}
 	registerMeasuring(cmd, &o.Measure, &o.Build, &o.ConfigFile, o.Config, &o.Device, false)
 	fl := cmd.Flags()

@@ -44,13 +44,10 @@ missing part it prints the command that fixes it. It exits 1 when a required par
 		Example: `  bench-bridge doctor
   bench-bridge doctor android webos --host root@touchpad
   bench-bridge doctor ssh root@board`,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runCmd(o, runF, doctorRun, func(cmd *cobra.Command, args []string) error {
 			o.ctx, o.Targets = cmd.Context(), args
-			if runF != nil {
-				return runF(o)
-			}
-			return doctorRun(o)
-		},
+			return nil
+		}),
 	}
 	f2 := cmd.Flags()
 	f2.StringVar(&o.QuickJSSrc, "quickjs-src", "", "QuickJS source tree to check (default: the pinned release in the cache; also $BENCH_BRIDGE_QUICKJS_SRC)")
@@ -120,13 +117,10 @@ func newCmdTargets(f *Factory, runF func(*targetsOptions) error) *cobra.Command 
 		Use:   "targets",
 		Short: "List the built-in and configured targets and whether each is reachable now",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: runCmd(o, runF, targetsRun, func(cmd *cobra.Command, _ []string) error {
 			o.ctx = cmd.Context()
-			if runF != nil {
-				return runF(o)
-			}
-			return targetsRun(o)
-		},
+			return nil
+		}),
 	}
 	registerConfigFlag(cmd.Flags(), &o.ConfigFile)
 	registerDeviceFlags(cmd.Flags(), &o.Device)

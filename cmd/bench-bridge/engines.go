@@ -27,13 +27,10 @@ machine has, interpreter or JIT, whether bench-bridge has a floor for it (the fl
 where its source or library comes from, the targets it can run on, and, when this machine lacks a part, the command
 that installs it.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: runCmd(o, runF, enginesRun, func(*cobra.Command, []string) error {
 			o.System = engines.Local()
-			if runF != nil {
-				return runF(o)
-			}
-			return enginesRun(o)
-		},
+			return nil
+		}),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/bench-bridge/bench-bridge/internal/iostreams"
 	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/targets"
+	"github.com/spf13/cobra"
 )
 
 // IOStreams are the command line's input and outputs (package iostreams).
@@ -69,4 +70,20 @@ func (f *Factory) Config(path string) (*config.Config, error) {
 // newFactory is the real one: these streams and the targets of package targets.
 func newFactory(in io.Reader, out, errOut io.Writer) *Factory {
 	return &Factory{IO: iostreams.System(in, out, errOut), OpenTarget: targets.Open, ListADB: targets.ADBDevices}
+}
+
+// runCmd is a command's RunE: read (nil for none) takes the command line into the options o, then run runs, or a
+// test's runF in its place.
+func runCmd[O any](o *O, runF, run func(*O) error, read func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if read != nil {
+			if err := read(cmd, args); err != nil {
+				return err
+			}
+		}
+		if runF != nil {
+			return runF(o)
+		}
+		return run(o)
+	}
 }

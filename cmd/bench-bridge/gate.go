@@ -77,14 +77,11 @@ from different devices or builds, or have no case in common: the report says wha
 		Example: `  bench-bridge gate docs/reports/bench/linux.json out/linux.json
   bench-bridge gate --confirm --format markdown docs/reports/bench/nightly out/nightly`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runCmd(o, runF, gateRun, func(cmd *cobra.Command, args []string) error {
 			o.ctx, o.Baseline, o.Current = cmd.Context(), args[0], args[1]
 			o.Thresholds.changed(cmd.Flags())
-			if runF != nil {
-				return runF(o)
-			}
-			return gateRun(o)
-		},
+			return nil
+		}),
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.Format, "format", "text", "output format: "+strings.Join(gate.Formats, ", "))

@@ -85,13 +85,10 @@ characters) as known, with a note saying why. history changes and the page still
 changes --fail-new no longer fails on it. A second ack of the same change replaces the note. When several changes of
 the case end at that commit (another program, another metric), --program and --metric pick one.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: runCmd(o, runF, historyAckRun, func(cmd *cobra.Command, _ []string) error {
 			o.ctx = cmd.Context()
-			if runF != nil {
-				return runF(o)
-			}
-			return historyAckRun(o)
-		},
+			return nil
+		}),
 	}
 	fl := cmd.Flags()
 	o.Store.register(fl)
@@ -157,13 +154,10 @@ func newCmdHistoryAdd(f *Factory, runF func(*historyAddOptions) error) *cobra.Co
 		Use:   "add ARTIFACT...",
 		Short: "Record artifacts in the history, once each: all of them or none",
 		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, files []string) error {
+		RunE: runCmd(o, runF, historyAddRun, func(cmd *cobra.Command, files []string) error {
 			o.ctx, o.Files = cmd.Context(), files
-			if runF != nil {
-				return runF(o)
-			}
-			return historyAddRun(o)
-		},
+			return nil
+		}),
 	}
 	fl := cmd.Flags()
 	o.Store.register(fl)
@@ -272,13 +266,10 @@ shows is the code's; one that only one of them shows is that device's (docs/hist
 Exit status: 0, or with --fail-new 3 when a change that the newest nights made visible is the code's and a
 regression; 1 on an error.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: runCmd(o, runF, historyChangesRun, func(cmd *cobra.Command, _ []string) error {
 			o.ctx = cmd.Context()
-			if runF != nil {
-				return runF(o)
-			}
-			return historyChangesRun(o)
-		},
+			return nil
+		}),
 	}
 	o.Store.register(cmd.Flags())
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: "+strings.Join(dashboard.Formats, ", "))
@@ -325,13 +316,10 @@ func newCmdHistoryNoise(f *Factory, runF func(*historyNoiseOptions) error) *cobr
 		Use:   "noise",
 		Short: "Print each device's night-to-night spread per case when nothing changed, and the smallest change the nightly sees there",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: runCmd(o, runF, historyNoiseRun, func(cmd *cobra.Command, _ []string) error {
 			o.ctx = cmd.Context()
-			if runF != nil {
-				return runF(o)
-			}
-			return historyNoiseRun(o)
-		},
+			return nil
+		}),
 	}
 	o.Store.register(cmd.Flags())
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: "+strings.Join(dashboard.Formats, ", "))
@@ -365,13 +353,10 @@ func newCmdHistoryHTML(f *Factory, runF func(*historyHTMLOptions) error) *cobra.
 		Use:   "html DIR",
 		Short: "Write DIR/index.html: one static page with a chart per case over the nights, a line per device, and the open changes",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runCmd(o, runF, historyHTMLRun, func(cmd *cobra.Command, args []string) error {
 			o.ctx, o.Dir = cmd.Context(), args[0]
-			if runF != nil {
-				return runF(o)
-			}
-			return historyHTMLRun(o)
-		},
+			return nil
+		}),
 	}
 	o.Store.register(cmd.Flags())
 	return cmd

@@ -66,15 +66,7 @@ the same profiler, and writes a differential flame graph (-diff.svg): red where 
 		Args: func(cmd *cobra.Command, args []string) error {
 			return cobra.RangeArgs(1+session.TargetWords(args), 2+session.TargetWords(args))(cmd, args)
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.args(cmd, args); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return profileRun(o)
-		},
+		RunE: runCmd(o, runF, profileRun, o.args),
 	}
 	fl := cmd.Flags()
 	o.Build.register(fl, true)

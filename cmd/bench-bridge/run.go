@@ -66,15 +66,12 @@ func registerMeasuring(cmd *cobra.Command, m *measureFlags, b *buildFlags, confi
 
 // runE is the cobra side of a measuring command: the targets from the arguments, what the flags changed, then runF.
 func (o *measureOptions) runE(runF func(*measureOptions) error, first ...string) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
+	return runCmd(o, runF, measureRun, func(cmd *cobra.Command, args []string) error {
 		o.ctx, o.Targets = cmd.Context(), append(slices.Clone(first), args...)
 		o.Measure.changed(cmd.Flags())
 		o.Build.changed(cmd.Flags())
-		if runF != nil {
-			return runF(o)
-		}
-		return measureRun(o)
-	}
+		return nil
+	})
 }
 
 // plan checks the flags against the config.

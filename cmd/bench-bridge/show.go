@@ -50,14 +50,11 @@ explains every column). On a terminal
 the table fits its width: columns that do not fit are left out, and a line under the table names them; --wide
 prints them all. Piped or redirected, text has every column, as every other format does.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, files []string) error {
+		RunE: runCmd(o, runF, showRun, func(cmd *cobra.Command, files []string) error {
 			o.ctx, o.Files = cmd.Context(), files
 			o.Thresholds.changed(cmd.Flags())
-			if runF != nil {
-				return runF(o)
-			}
-			return showRun(o)
-		},
+			return nil
+		}),
 	}
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: "+strings.Join(reports.Formats, ", "))
 	cmd.Flags().StringVar(&o.Chart, "chart", "", "also draw crossings per ms per case, one bar per artifact, to FILE.svg or FILE.png")
