@@ -39,9 +39,10 @@ func EngineFloors() []string {
 	return floorsWhere(func(f *engines.Floor) bool { return f.GoPackage == "" && !f.WasmGuest })
 }
 
-// WasmFloors are the engines whose floor hosts the WebAssembly guest catalogue (engines.Floor's WasmGuest), sorted.
+// WasmFloors are the engines whose floor in C or C++ hosts the WebAssembly guest catalogue (engines.Floor's
+// WasmGuest), sorted; a Go floor that hosts it is among GoFloors.
 func WasmFloors() []string {
-	return floorsWhere(func(f *engines.Floor) bool { return f.WasmGuest })
+	return floorsWhere(func(f *engines.Floor) bool { return f.WasmGuest && f.GoPackage == "" })
 }
 
 // floorsWhere are the engines besides QuickJS whose floor is one of those, sorted.

@@ -264,7 +264,7 @@ var All = []Engine{
 		Commands: []string{"go", "wat2wasm"}, Install: installGoWabt,
 		Floor: &Floor{GoPackage: "floor/wazero", WasmGuest: true, GoTags: "bb_wazero_interp"}},
 	// The WebAssembly hosts: their floors run the guest catalogue (floor/wasm), not JavaScript.
-	{Name: Wasmtime, Title: "Wasmtime", Kind: JIT,
+	{Name: Wasmtime, Title: "Wasmtime", Kind: WasmCompiler,
 		Source: "the C API library (libwasmtime.a, Cranelift) and headers that the Go module " + WasmtimeModule.Path + " " +
 			WasmtimeModule.Version + " carries, pinned in bench-bridge's go.mod and go.sum, fetched once per machine by the go command",
 		Targets: "this machine, Android (arm64-v8a, x86_64) and ssh boards where the module has a library: Linux x86_64 " +
@@ -273,7 +273,7 @@ var All = []Engine{
 			Libs:    map[string]string{"linux/amd64": "build/linux-x86_64/libwasmtime.a", "linux/arm64": "build/linux-aarch64/libwasmtime.a"},
 			Include: "build/include", Link: []string{"-lpthread", "-ldl", "-lm"},
 			Why: "the module carries libwasmtime.a for Linux x86_64 and aarch64 only, built against glibc"},
-		Commands: []string{"go", "wat2wasm"}, Install: installGo + ", and apt-get install wabt (wat2wasm, which compiles the guest; scripts/setup does it)",
+		Commands: []string{"go", "wat2wasm"}, Install: installGoWabt,
 		Floor: &Floor{File: benchbridge.FloorWasmtime, Define: "BB_ENGINE_NONE", WasmGuest: true}},
 	// V8's WebAssembly, hosted by JavaScript in this machine's node: the program is node and an addon, as V8's.
 	{Name: V8Wasm, Title: "V8's WebAssembly (in node, hosted by JavaScript)", Kind: WasmCompiler,
