@@ -38,15 +38,12 @@ func TestGoEnginesNeedNothingButGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		have := System{Root: t.TempDir(), Suite: "bookworm", PkgConfig: func(string) (string, bool) { return "", false },
-			LookPath: func(c string) (string, error) { return "/usr/local/go/bin/" + c, nil }}
+		have := commandsIn(t, "/usr/local/go/bin/")
 		st := e.Check(have)
 		if !st.Have || st.Version != map[string]string{Goja: "2026-03-11", QuickJSGo: "0.27.0"}[name] || st.Fix != "" || !strings.Contains(st.Detail, "/usr/local/go/bin/go") {
 			t.Errorf("%s with go: %+v", name, st)
 		}
-		none := have
-		none.LookPath = func(string) (string, error) { return "", errors.New("not found") }
-		if st := e.Check(none); st.Have || st.Detail != "missing go" || !strings.HasPrefix(st.Fix, "install Go 1.26 or later from https://go.dev/dl/") {
+		if st := e.Check(commandsIn(t, "/usr/local/go/bin/", "go")); st.Have || st.Detail != "missing go" || !strings.HasPrefix(st.Fix, "install Go 1.26 or later from https://go.dev/dl/") {
 			t.Errorf("%s without go: %+v", name, st)
 		}
 	}
@@ -60,20 +57,23 @@ func TestWazeroNeedsGoAndWat2wasm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := System{Root: t.TempDir(), Suite: "bookworm", PkgConfig: func(string) (string, bool) { return "", false },
-			LookPath: func(c string) (string, error) {
-				if c == "wat2wasm" {
-					return "", errors.New("not found")
-				}
-				return "/usr/local/go/bin/" + c, nil
-			}}
-		if st := e.Check(s); st.Have || st.Detail != "missing wat2wasm" || !strings.Contains(st.Fix, "apt-get install wabt") ||
+		if st := e.Check(commandsIn(t, "/usr/local/go/bin/", "wat2wasm")); st.Have || st.Detail != "missing wat2wasm" || !strings.Contains(st.Fix, "apt-get install wabt") ||
 			!strings.HasPrefix(st.Fix, "install Go") {
 			t.Errorf("%s without wat2wasm: %+v", name, st)
 		}
-		s.LookPath = func(c string) (string, error) { return "/usr/bin/" + c, nil }
-		if st := e.Check(s); !st.Have || st.Version != "1.12.0" || !strings.Contains(st.Detail, "/usr/bin/wat2wasm") {
+		if st := e.Check(commandsIn(t, "/usr/bin/")); !st.Have || st.Version != "1.12.0" || !strings.Contains(st.Detail, "/usr/bin/wat2wasm") {
 			t.Errorf("%s with both: %+v", name, st)
 		}
 	}
+}
+
+// commandsIn is a Debian 12 system without pkg-config modules whose commands are all in dir, but those missing.
+func commandsIn(t *testing.T, dir string, missing ...string) System {
+	return System{Root: t.TempDir(), Suite: "bookworm", PkgConfig: func(string) (string, bool) { return "", false },
+		LookPath: func(c string) (string, error) {
+			if slices.Contains(missing, c) {
+				return "", errors.New("not found")
+			}
+			return dir + c, nil
+		}}
 }

@@ -53,8 +53,8 @@ func program(guest []byte, interp bool) harness.Program {
 	if interp || !compilerHere() {
 		kind, config = "interpreter", wazero.NewRuntimeConfigInterpreter
 	}
-	w := &wasmFloor{guest: guest, config: config}
-	cs, missing := w.cases()
+	w := &wasmFloor{guest: guest, config: config, ctx: context.Background()}
+	cs, missing := wasm.Cases(w.load)
 	return harness.Program{Kind: harness.Floor, Engine: name + " " + harness.ModuleVersion(module), Cases: cs, Missing: missing,
 		Meta: [][2]string{{"wazero_engine", kind}, {"host_functions", "WithGoFunction; exports called with CallWithStack"}}}
 }

@@ -6,42 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"unsafe"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/bench-bridge/bench-bridge/cases"
+	"github.com/bench-bridge/bench-bridge/floor/wasm"
 	"github.com/bench-bridge/bench-bridge/harness"
-)
-
-// The guest's exports that run the script -> host cases (guest.wat's table): the timed loop and the check, by case.
-var benches = map[string]struct{ bench, check string }{
-	"ref_js_loop":                      {"bench_ref", "check_ref"},
-	"script_to_host_scalar":            {"bench_scalar", "check_scalar"},
-	"script_to_host_string_16":         {"bench_string", "check_string"},
-	"script_to_host_string_1k":         {"bench_string", "check_string"},
-	"script_to_host_string_64k":        {"bench_string", "check_string"},
-	"script_to_host_object":            {"bench_object", "check_object"},
-	"script_to_host_object_string_16":  {"bench_record", "check_record"},
-	"script_to_host_object_string_1k":  {"bench_record", "check_record"},
-	"script_to_host_object_string_64k": {"bench_record", "check_record"},
-	"script_to_host_array":             {"bench_array", "check_array"},
-	"ui_ops_calls":                     {"bench_ui_calls", ""},
-	"ui_ops_buffer":                    {"bench_ui_buffer", ""},
-	"ui_ops_object_calls":              {"bench_ui_object_calls", ""},
-	"ui_ops_object_batch":              {"bench_ui_object_batch", ""},
-	"bytes_64k":                        {"bench_bytes", "check_bytes"},
-	// the host's loop: each op is one call of error_host, whose host_fail traps
-	"error_host_to_script": {"error_host", ""},
-}
-
-// The layout of guest.wat's records (its header).
-const (
-	objSize     = 72 // Obj: id @0, name @4, x @16, y @24, tags @32 @40 @48, pos.a @56, pos.b @64
-	nodeSize    = 24 // Node: id @0, key @4, value @16
-	errorHostFn = "error_host"
 )
 
 // state is one case's guest: its runtime, the guest instantiated with the host module bb, and what the calls keep.
@@ -65,19 +37,6 @@ type state struct {
 type trap struct{ msg string }
 
 func (t *trap) Error() string { return t.msg }
-
-// cases are the catalogue's cases over the guest (harness.JSCases, the guest in the scripts' place), but for
-// error_script_to_host, whose error is a trap's, not a JavaScript Error with a stack in JavaScript's form.
-func (w *wasmFloor) cases() ([]harness.Case, []harness.Missing) {
-	w.ctx = context.Background()
-	cs, missing := harness.JSCases(w.load)
-	for i := range cs {
-		if cs[i].Name == "error_script_to_host" {
-			cs[i].Setup = w.setupScriptError
-		}
-	}
-	return cs, missing
-}
 
 // load makes c's state: a runtime with the host module bb, the guest instantiated and init(N)'d, the case's check
 // run, and fn's export kept ("bench": the case's loop; "" for callback, which registers its function).
@@ -127,11 +86,11 @@ func (w *wasmFloor) load(c cases.Case, fn string) (js harness.JS, err error) {
 		}
 		return st, nil
 	case "bench":
-		b, ok := benches[c.Name]
+		b, ok := wasm.Exports[c.Name]
 		if !ok {
 			return nil, fmt.Errorf("the guest has no loop for %s", c.Name)
 		}
-		fn = b.bench
+		fn = b.Bench
 	}
 	if st.fn = guest.ExportedFunction(fn); st.fn == nil {
 		return nil, fmt.Errorf("the guest exports no function %s", fn)
@@ -145,9 +104,9 @@ func (st *state) check(c cases.Case) error {
 	if s := st.guestString(uint32(st.guest.ExportedGlobal("text_s").Get()), uint32(c.Bytes)); s != harness.Text(c.Bytes) {
 		return fmt.Errorf("the guest's text of %d bytes is not the host's", c.Bytes)
 	}
-	if c.Name == "error_host_to_script" {
-		if st.fn = st.guest.ExportedFunction(errorHostFn); st.fn == nil {
-			return fmt.Errorf("the guest exports no function %s", errorHostFn)
+	if c.Name == wasm.ErrorHostCase {
+		if st.fn = st.guest.ExportedFunction(wasm.ErrorHost); st.fn == nil {
+			return fmt.Errorf("the guest exports no function %s", wasm.ErrorHost)
 		}
 		msg, err := st.errorHost(12)
 		if err == nil && msg != "host_fail: refused 12" {
@@ -155,9 +114,9 @@ func (st *state) check(c cases.Case) error {
 		}
 		return err
 	}
-	if b := benches[c.Name]; b.check != "" {
-		if _, err := st.call(b.check); err != nil {
-			return fmt.Errorf("the guest's %s (its host function is wrong): %w", b.check, err)
+	if b := wasm.Exports[c.Name]; b.Check != "" {
+		if _, err := st.call(b.Check); err != nil {
+			return fmt.Errorf("the guest's %s (its host function is wrong): %w", b.Check, err)
 		}
 	}
 	return nil
@@ -346,7 +305,7 @@ func (st *state) setNode(_ context.Context, s []uint64) { st.node("set_node", ui
 func (st *state) applyBatch(_ context.Context, s []uint64) {
 	p, n := uint32(s[0]), uint32(s[1])
 	for k := range n {
-		st.node("apply_batch", p+k*nodeSize)
+		st.node("apply_batch", p+k*wasm.NodeSize)
 	}
 }
 
@@ -357,7 +316,7 @@ func (st *state) Bench(n uint64) (float64, error) {
 	if n > math.MaxInt32 {
 		return 0, fmt.Errorf("%d ops do not fit the guest's i32 loop counter", n)
 	}
-	if st.caseName == "error_host_to_script" {
+	if st.caseName == wasm.ErrorHostCase {
 		total := 0
 		for i := range n {
 			msg, err := st.errorHost(int32(i & 0x7fffffff))
@@ -402,7 +361,7 @@ func (st *state) CallAdd(a, b float64) (float64, error) {
 func (st *state) CallObj(in *harness.Obj) (harness.ObjOut, error) {
 	p := st.objIn
 	st.putU32(p, uint32(in.ID))
-	data := st.putString(p+4, p+objSize, in.Name)
+	data := st.putString(p+4, p+wasm.ObjSize, in.Name)
 	st.putF64(p+16, in.X)
 	st.putF64(p+24, in.Y)
 	for k, tag := range in.Tags {
@@ -459,43 +418,4 @@ func (st *state) Close() {
 	if st.rt != nil {
 		st.rt.Close(st.ctx)
 	}
-}
-
-// setupScriptError is error_script_to_host's set-up: its check is of a trap's text, not of a JavaScript Error's.
-func (w *wasmFloor) setupScriptError() (harness.Loop, error) {
-	c, _ := cases.Lookup("error_script_to_host")
-	js, err := w.load(c, "fail")
-	if err != nil {
-		return harness.Loop{}, err
-	}
-	st := js.(*state)
-	if err := checkTrap(st.CallFail(12)); err != nil {
-		st.Close()
-		return harness.Loop{}, err
-	}
-	return harness.Loop{Close: st.Close, Run: func(n uint64) error {
-		for i := range n {
-			harness.Crossing()
-			text, err := st.CallFail(int32(i & 0x7fffffff))
-			if err != nil {
-				return err
-			}
-			harness.Sink += float64(len(text))
-		}
-		return nil
-	}}, nil
-}
-
-// checkTrap checks fail(12)'s text: the guest's message, then wazero's trap with a stack that names fail.
-func checkTrap(text string, err error) error {
-	const want = "Error: script_fail: refused 12\n"
-	switch {
-	case err != nil:
-		return err
-	case !strings.HasPrefix(text, want):
-		return fmt.Errorf("fail(12) trapped with %.80q, want %q and the trap", text, want)
-	case !strings.Contains(text, ".fail("):
-		return fmt.Errorf("the trap of fail(12) has no stack that names fail: %.200q", text)
-	}
-	return nil
 }
