@@ -27,7 +27,8 @@ function time(loop, n) {
   return Number(process.hrtime.bigint() - t0);
 }
 
-// units is the number of units of loop whose run lasts at least minTimeNs (the guest's loops count in an i32).
+// units runs loop with more units each time, until a run lasts at least minTimeNs, and returns their number (the
+// guest's loops count in an i32).
 function units(loop) {
   for (let n = 1; ;) {
     const ns = time(loop, n);
@@ -36,7 +37,11 @@ function units(loop) {
   }
 }
 
+// Each loop is warmed up first, as the harness warms a case up for its min time: V8 compiles the guest's functions
+// with Liftoff and then, once they are hot, with TurboFan in the background, and a call already running keeps
+// Liftoff's code.
 const loops = [guest.bench_ref, guest.bench_scalar];
+loops.forEach(units);
 const n = loops.map(units), best = [Infinity, Infinity];
 for (let r = 0; r < runs; r++) {
   loops.forEach((loop, i) => { best[i] = Math.min(best[i], time(loop, n[i]) / n[i]); });
