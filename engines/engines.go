@@ -405,7 +405,7 @@ func (e Engine) Check(s System) Status {
 		st.Detail = "built from source on first use (needs a C compiler; doctor checks it)"
 	case e.Library != nil: // a module's library: go fetches it, the toolchain links it
 		st.Version = e.Library.Module.Short()
-		st.Detail = "fetched with " + st.Detail + " on first use (the module " + e.Library.Module.Path + " into Go's module cache, once per machine), linked statically"
+		st.Detail = "with " + st.Detail + ": go fetches the module " + e.Library.Module.Path + " into its module cache on first use (once per machine), and the floor links its library statically"
 	case e.GoModule != nil: // built with go: nothing to install but Go
 		st.Version = e.GoModule.Short()
 		st.Detail = "built with " + st.Detail + " on first use, for each target's GOOS and GOARCH without cgo"
