@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -17,76 +16,26 @@ import (
 
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/engines"
+	"github.com/bench-bridge/bench-bridge/floor/internal/plain"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
-// minTime and runs are each loop's: runs of at least minTime, the least ns/op kept.
-const (
-	minTime = 20 * time.Millisecond
-	runs    = 5
-)
-
-// commandTimeout bounds each program the test runs.
+// commandTimeout bounds each program the test runs: the compiler, the plain loop, the floor.
 const commandTimeout = 2 * time.Minute
 
 // output runs name with args within commandTimeout and returns its stdout.
-func output(t *testing.T, name string, args ...string) string {
-	t.Helper()
+func output(name string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, name, args...).Output()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			err = fmt.Errorf("%w: %s", err, ee.Stderr)
-		}
-		t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
+	if ee, ok := err.(*exec.ExitError); ok {
+		err = fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, ee.Stderr)
 	}
-	return string(out)
-}
-
-// plainRatio runs the plain loop once: the least ns/op of ref_js_loop's loop and of script_to_host_scalar's.
-func plainRatio(t *testing.T, plain, guest string) (refNs, scalarNs float64) {
-	f := strings.Fields(output(t, plain, guest, strconv.FormatInt(minTime.Nanoseconds(), 10), strconv.Itoa(runs)))
-	if len(f) != 4 || f[0] != "ref" || f[2] != "scalar" {
-		t.Fatalf("the plain loop printed %q, want ref NS scalar NS", f)
-	}
-	refNs, err1 := strconv.ParseFloat(f[1], 64)
-	scalarNs, err2 := strconv.ParseFloat(f[3], 64)
-	if err1 != nil || err2 != nil {
-		t.Fatalf("the plain loop printed %q", f)
-	}
-	return refNs, scalarNs
-}
-
-// floorRatio runs the floor on script_to_host_scalar, with ref_js_loop beside every sample, as the runner does: the
-// least ns/op of the ref records and of the samples.
-func floorRatio(t *testing.T, floor string) (refNs, scalarNs float64) {
-	ns := strconv.FormatInt(minTime.Nanoseconds(), 10)
-	out := output(t, floor, "run", "--samples", strconv.Itoa(runs), "--min-time-ns", ns, "--warmup-ns", ns,
-		"--ref", "ref_js_loop", "script_to_host_scalar")
-	refNs, scalarNs = math.Inf(1), math.Inf(1)
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if len(f) != 4 || f[1] != "script_to_host_scalar" || (f[0] != "ref" && f[0] != "sample") {
-			continue
-		}
-		ops, _ := strconv.ParseFloat(f[2], 64)
-		d, _ := strconv.ParseFloat(f[3], 64)
-		if f[0] == "ref" {
-			refNs = min(refNs, d/ops)
-		} else {
-			scalarNs = min(scalarNs, d/ops)
-		}
-	}
-	if math.IsInf(refNs, 1) || math.IsInf(scalarNs, 1) {
-		t.Fatalf("the floor printed no ref or sample records:\n%s", out)
-	}
-	return refNs, scalarNs
+	return string(out), err
 }
 
 // TestFloorIsThePlainLoop: the Wasmtime floor's ×ref of script_to_host_scalar is within 1.5x of a plain C loop's over
-// the same guest, against the same library (a proof: scripts/test runs it alone). Each is measured twice, one after
-// the other, so that the machine's state falls on both.
+// the same guest, against the same library (plain.TestWith's comparison; a proof: scripts/test runs it alone).
 func TestFloorIsThePlainLoop(t *testing.T) {
 	testenv.SkipInShort(t, "times the floor against a plain loop")
 	cc := testenv.Require(t, "gcc", "apt-get install gcc libc6-dev (scripts/setup does it)")
@@ -106,26 +55,28 @@ func TestFloorIsThePlainLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	floor, err := build.BuildEngineFloor(ctx, build.Host(), engines.Wasmtime, io.Discard)
+	prog, err := build.BuildEngineFloor(ctx, build.Host(), engines.Wasmtime, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := filepath.Join(t.TempDir(), "plain")
-	output(t, cc, slices.Concat([]string{"-O2", "-Wall", "-Wextra", "-Werror"}, compile, []string{filepath.Join("testdata", "plain.c")},
-		link, []string{"-o", plain})...)
-
-	plainRef, plainScalar, floorRef, floorScalar := math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
-	for range 2 {
-		r, s := plainRatio(t, plain, guest)
-		plainRef, plainScalar = min(plainRef, r), min(plainScalar, s)
-		r, s = floorRatio(t, floor.Path)
-		floorRef, floorScalar = min(floorRef, r), min(floorScalar, s)
+	bin := filepath.Join(t.TempDir(), "plain")
+	if _, err := output(cc, slices.Concat([]string{"-O2", "-Wall", "-Wextra", "-Werror"}, compile,
+		[]string{filepath.Join("testdata", "plain.c")}, link, []string{"-o", bin})...); err != nil {
+		t.Fatal(err)
 	}
-	plainX, floorX := plainScalar/plainRef, floorScalar/floorRef
-	t.Logf("plain loop: ref_js_loop %.2f ns/op, script_to_host_scalar %.2f ns/op, ×ref %.2f", plainRef, plainScalar, plainX)
-	t.Logf("floor:      ref_js_loop %.2f ns/op, script_to_host_scalar %.2f ns/op, ×ref %.2f (%.2fx the plain loop's)",
-		floorRef, floorScalar, floorX, floorX/plainX)
-	if r := floorX / plainX; r > 1.5 || r < 1/1.5 {
-		t.Errorf("the floor's ×ref %.2f is %.2fx the plain loop's %.2f: not within 1.5x", floorX, r, plainX)
+	plainLoop := func() (refNs, scalarNs float64, err error) {
+		out, err := output(bin, guest, strconv.FormatInt(plain.MinTime.Nanoseconds(), 10), strconv.Itoa(plain.Runs))
+		if err == nil {
+			_, err = fmt.Sscanf(out, "ref %g scalar %g", &refNs, &scalarNs)
+		}
+		return refNs, scalarNs, err
 	}
+	floor := func() (refNs, scalarNs float64, err error) {
+		out, err := output(prog.Path, plain.FloorArgs(plain.MinTime, plain.Runs)...)
+		if err != nil {
+			return 0, 0, err
+		}
+		return plain.ParseRatio(out)
+	}
+	plain.TestWith(t, plainLoop, floor)
 }
