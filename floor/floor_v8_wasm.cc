@@ -380,23 +380,24 @@ int call_text(void *p, const bb_str *, bb_str *out)
 	return 0;
 }
 
-// call_id calls op(id), which returns where the guest wrote its result.
-bool call_id(State *st, Call &c, int32_t id, int32_t *at)
+// result_of calls op(id), which returns where the guest wrote its result; -1 after bb_error.
+int32_t result_of(State *st, int32_t id)
 {
+	Call c;
 	Local<Value> arg = v8::Integer::New(iso, id), r;
+	int32_t at;
 
-	return call(c, st->op, 1, &arg, &r) && r->Int32Value(c.ctx).To(at);
+	return call(c, st->op, 1, &arg, &r) && r->Int32Value(c.ctx).To(&at) && at >= 0 ? at : fail(c.tc);
 }
 
 // call_obj: the host writes ObjSample(in->id) (what bb_obj_sample makes), the guest its ObjOut.
 int call_obj(void *p, const bb_obj_in *in, bb_obj_out *out)
 {
 	State *st = static_cast<State *>(p);
-	Call c;
-	int32_t at;
+	int32_t at = result_of(st, in->id);
 
-	if (!call_id(st, c, in->id, &at))
-		return fail(c.tc);
+	if (at < 0)
+		return -1;
 	out->id = guest_i32(st, at);
 	out->ok = st->memory[at + 4];
 	std::memcpy(&out->x, st->memory + at + 8, sizeof out->x);
@@ -407,11 +408,10 @@ int call_obj(void *p, const bb_obj_in *in, bb_obj_out *out)
 int call_record(void *p, const bb_record *in, bb_record *out)
 {
 	State *st = static_cast<State *>(p);
-	Call c;
-	int32_t at;
+	int32_t at = result_of(st, in->id);
 
-	if (!call_id(st, c, in->id, &at))
-		return fail(c.tc);
+	if (at < 0)
+		return -1;
 	out->id = guest_i32(st, at);
 	out->text.p = reinterpret_cast<const char *>(st->memory + guest_i32(st, at + 4));
 	out->text.len = size_t(guest_i32(st, at + 8));

@@ -6,30 +6,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/floor/internal/plain"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
-
-// runTimeout bounds one run of the plain loop or of the floor: each times two loops for about a second.
-const runTimeout = 2 * time.Minute
-
-// output runs a program with a deadline and gives what it printed.
-func output(program string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, program, args...).Output()
-	if ee, ok := err.(*exec.ExitError); ok {
-		err = fmt.Errorf("%s: %w: %s", program, err, ee.Stderr)
-	}
-	return string(out), err
-}
 
 // TestFloorIsThePlainLoop: the floor's ×ref of script_to_host_scalar is within 1.5x of plain.cjs's, the guest's loop
 // calling a JavaScript host_add, against node's WebAssembly API alone.
@@ -52,14 +36,14 @@ func TestFloorIsThePlainLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	plainLoop := func() (refNs, scalarNs float64, err error) {
-		out, err := output("node", "plain.cjs", guest, strconv.FormatInt(plain.MinTime.Nanoseconds(), 10), strconv.Itoa(plain.Runs))
+		out, err := plain.Output("node", "plain.cjs", guest, strconv.FormatInt(plain.MinTime.Nanoseconds(), 10), strconv.Itoa(plain.Runs))
 		if err == nil {
 			_, err = fmt.Sscan(out, &refNs, &scalarNs)
 		}
 		return refNs, scalarNs, err
 	}
 	floor := func() (refNs, scalarNs float64, err error) {
-		out, err := output(prog.Path, plain.FloorArgs(plain.MinTime, plain.Runs)...)
+		out, err := plain.Output(prog.Path, plain.FloorArgs(plain.MinTime, plain.Runs)...)
 		if err != nil {
 			return 0, 0, err
 		}

@@ -6,9 +6,11 @@ package plain
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -112,6 +114,22 @@ func ParseRatio(out string) (refNs, scalarNs float64, err error) {
 		return 0, 0, fmt.Errorf("no ref or sample records:\n%s", out)
 	}
 	return refNs, scalarNs, nil
+}
+
+// OutputTimeout bounds one run of a program of the comparison (a plain loop's, a floor's, a compiler): each times two
+// loops for about a second.
+const OutputTimeout = 2 * time.Minute
+
+// Output runs program with args within OutputTimeout and returns what it printed; its error says the program, the
+// arguments and what the program printed on stderr.
+func Output(program string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), OutputTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, program, args...).Output()
+	if ee, ok := err.(*exec.ExitError); ok {
+		err = fmt.Errorf("%s %s: %w: %s", program, strings.Join(args, " "), err, ee.Stderr)
+	}
+	return string(out), err
 }
 
 // MinTime and Runs are how long each timed run of a plain loop or of the floor lasts at least, and how many of each
