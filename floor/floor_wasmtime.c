@@ -17,8 +17,10 @@
  * - A host error is a trap (wasmtime_trap_new) the host function returns; a guest's error is its trap, which comes
  *   back from the call, its message read from the guest's memory and its stack from the trap's frames.
  *
- * The guest is compiled once per process (wasmtime_module_new) and instantiated in a store of each case's own. The
- * program holds it (wasm_guest.h, written by build). The harness is compiled with -DBB_ENGINE_NONE: this file is its
+ * The set-ups, timed loops and case table are case_loops.h's, as every floor's (through engine_cases.h): the guest
+ * stands for the case's script (load), its bench_* export for the script's bench (run_bench), its add, text, obj,
+ * record and fail for the script's functions. The guest is compiled once per process (wasmtime_module_new) and
+ * instantiated in a store of each case's own. The program holds it (wasm_guest.h, written by build). The harness is compiled with -DBB_ENGINE_NONE: this file is its
  * Wasmtime adapter too (engine.h). Wasmtime takes no allocator from its embedder: the memory records have the host's
  * counts alone. */
 #include "engine.h"
@@ -506,16 +508,32 @@ static int call_export(wt_state *st, const char *name)
 	return export_of(st, name, WASMTIME_EXTERN_FUNC, &ext) < 0 ? -1 : call(st, name, &ext.of.func, v, 0);
 }
 
-/* The script of each case (cases.def's), and its ops per loop unit, in bb_cases' order. */
-static const struct {
-	const char *script;
-	uint64_t unit_ops;
-} case_facts[] = {
-#define BB_CASE(name, crossing, unit_ops, bytes, setup, run, script, op) {#script, unit_ops},
-#define BB_CASE_TYPED_ARRAYS(name, crossing, unit_ops, bytes, setup, run, script, op, why) {#script, unit_ops},
+/* The script of each case (cases.def's), in bb_cases' order: which of the guest's loops and checks a case runs. */
+static const char *const case_scripts[] = {
+#define BB_CASE(name, crossing, unit_ops, bytes, setup, run, script, op) #script,
+#define BB_CASE_TYPED_ARRAYS(name, crossing, unit_ops, bytes, setup, run, script, op, why) #script,
 #include "cases.def"
 #undef BB_CASE
 #undef BB_CASE_TYPED_ARRAYS
+};
+
+/* The guest's loop of each script -> host case, by the case's script, and the check that stands for the script's
+ * expect lines (the guest's header says which export runs which case). js_error's loop is the host's (error_host). */
+static const struct {
+	const char *script, *check, *bench;
+} loops[] = {
+	{"js_ref", "check_ref", "bench_ref"},
+	{"js_scalar", "check_scalar", "bench_scalar"},
+	{"js_string", "check_string", "bench_string"},
+	{"js_object", "check_object", "bench_object"},
+	{"js_record", "check_record", "bench_record"},
+	{"js_array", "check_array", "bench_array"},
+	{"js_bytes", "check_bytes", "bench_bytes"},
+	{"js_ui_calls", NULL, "bench_ui_calls"},
+	{"js_ui_buffer", NULL, "bench_ui_buffer"},
+	{"js_ui_object_calls", NULL, "bench_ui_object_calls"},
+	{"js_ui_object_batch", NULL, "bench_ui_object_batch"},
+	{"js_error", NULL, "error_host"},
 };
 
 /* teardown frees the case's store (its instance and memory with it). */
@@ -531,16 +549,83 @@ static void teardown(void *state)
 	free(st);
 }
 
-/* load makes the case's store and instance: the guest instantiated, its memory and areas found, init(bytes) called,
- * the case's text made and the export fn_name kept (none when NULL). *state is set even on failure; 0, or -1 after
- * bb_error. */
+/* error_host makes one op of error_host_to_script: the host calls the guest's error_host(i), whose call of host_fail
+ * traps; the trap comes back to the host, which reads its message (to free). The message's length, or -1 after
+ * bb_error. A trap a host function made comes back as an error, not a wasm_trap_t (one only a trap of the guest's own
+ * is). */
+static inline int64_t error_host(wt_state *st, int32_t i, wasm_byte_vec_t *msg)
+{
+	wasmtime_val_raw_t v[1];
+	wasm_trap_t *t = NULL;
+	wasmtime_error_t *err;
+
+	v[0].i32 = i;
+	err = wasmtime_func_call_unchecked(st->cx, &st->fn, v, 1, &t);
+	if (err) {
+		wasmtime_error_message(err, msg);
+		wasmtime_error_delete(err);
+	} else if (t) {
+		wasm_trap_message(t, msg);
+		wasm_trap_delete(t);
+	} else {
+		bb_error("error_host(%" PRId32 ") returned instead of trapping", i);
+		return -1;
+	}
+	return (int64_t)msg->size;
+}
+
+/* check_error_host is js_error's check: one call of error_host, whose trap must bring host_fail's message back. */
+static int check_error_host(wt_state *st)
+{
+	static const char want[] = "host_fail: refused 12";
+	wasm_byte_vec_t msg;
+	int found;
+
+	if (error_host(st, 12, &msg) < 0)
+		return -1;
+	found = memmem(msg.data, msg.size, want, sizeof want - 1) != NULL;
+	if (!found)
+		bb_error("error_host(12) trapped with %.*s, want %s", (int)(msg.size < 200 ? msg.size : 200), msg.data, want);
+	wasm_byte_vec_delete(&msg);
+	return found ? 0 : -1;
+}
+
+/* callback_from_table keeps as st->fn the function the guest's register() handed host_register: an element of its
+ * table "callbacks", which the host calls directly. */
+static int callback_from_table(wt_state *st)
+{
+	wasmtime_extern_t ext;
+	wasmtime_val_t fn;
+
+	if (call_export(st, "register") < 0)
+		return -1;
+	if (!st->registered)
+		return 0; /* case_loops.h's setup_callback says so */
+	if (export_of(st, "callbacks", WASMTIME_EXTERN_TABLE, &ext) < 0)
+		return -1;
+	if (!wasmtime_table_get(st->cx, &ext.of.table, st->callback, &fn) || fn.kind != WASMTIME_FUNCREF ||
+	    wasmtime_funcref_is_null(&fn.of.funcref)) {
+		bb_error("the guest's callbacks[%" PRIu32 "] is no function", st->callback);
+		return -1;
+	}
+	st->fn = fn.of.funcref;
+	return 0;
+}
+
+/* load is case_loops.h's: a store and instance of the case's own, the guest's memory and areas found, init(bytes)
+ * called and the case's text made; then what stands for the case's script: fn_name "bench" is the guest's loop of
+ * the case's script, checked as its script's expect lines are; another fn_name is the guest's export of that name;
+ * none (the callback case) is the function register() hands host_register. *state is set even on failure; 0, or -1
+ * after bb_error. */
 static int load(const bb_case *c, void **state, const char *fn_name)
 {
+	const char *script = case_scripts[c - bb_cases], *check = NULL;
 	wt_state *st = calloc(1, sizeof *st);
 	wasmtime_extern_t ext;
 	wasmtime_val_raw_t v[1];
 	wasm_trap_t *t = NULL;
 	wasmtime_error_t *err;
+	size_t i;
 
 	*state = st;
 	if (!st) {
@@ -549,7 +634,6 @@ static int load(const bb_case *c, void **state, const char *fn_name)
 	}
 	if (runtime() < 0)
 		return -1;
-	st->unit_ops = case_facts[c - bb_cases].unit_ops;
 	st->store = wasmtime_store_new(engine, NULL, NULL);
 	st->cx = wasmtime_store_context(st->store);
 	live = st;
@@ -569,46 +653,74 @@ static int load(const bb_case *c, void **state, const char *fn_name)
 	if (call(st, "init", &ext.of.func, v, 1) < 0)
 		return -1;
 	if (!fn_name)
-		return 0;
+		return callback_from_table(st);
+	if (strcmp(fn_name, "bench") == 0) {
+		for (i = 0; i < sizeof loops / sizeof loops[0] && strcmp(loops[i].script, script) != 0; i++)
+			;
+		if (i == sizeof loops / sizeof loops[0]) {
+			bb_error("the guest has no loop for %s's script %s (floor/wasm/guest.wat)", c->name, script);
+			return -1;
+		}
+		fn_name = loops[i].bench;
+		check = loops[i].check;
+		st->host_loop = strcmp(script, "js_error") == 0;
+	}
 	if (export_of(st, fn_name, WASMTIME_EXTERN_FUNC, &ext) < 0)
 		return -1;
 	st->fn = ext.of.func;
-	return 0;
+	if (st->host_loop)
+		return check_error_host(st);
+	return check ? call_export(st, check) : 0;
 }
 
-/* text_of is the host's text of a case with bytes. */
-static bb_str text_of(const wt_state *st)
+static int callback_registered(const wt_state *st)
 {
-	bb_str t;
+	return st->registered;
+}
 
-	t.p = st->text;
-	t.len = st->text_len;
-	return t;
+/* run_bench is a script -> host case's n ops (n frames for ui_ops_*): one call of the guest's bench_*(n), whose
+ * result is the sink; for error_host_to_script the host's loop, one call of error_host per op, the messages' lengths
+ * the sink. */
+static int run_bench(wt_state *st, uint64_t n, double *result)
+{
+	wasmtime_val_raw_t v[1];
+	wasm_byte_vec_t msg;
+	uint64_t i;
+
+	*result = 0;
+	if (!st->host_loop) {
+		v[0].i32 = (int32_t)n;
+		if (call(st, "bench", &st->fn, v, 1) < 0)
+			return -1;
+		*result = v[0].i32;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		int64_t len = error_host(st, (int32_t)(i & 0x7fffffff), &msg);
+
+		if (len < 0)
+			return -1;
+		wasm_byte_vec_delete(&msg);
+		*result += (double)len;
+	}
+	return 0;
 }
 
 /* ==== Host -> guest calls ==== */
 
-static inline int call_add(wt_state *st, int32_t a, int32_t b, int32_t *out)
+/* call_add calls add, or the callback: the catalogue's numbers are doubles, the guest's i32 (harness_core.h keeps them
+ * below 2^31). */
+static int call_add(void *state, double a, double b, double *out)
 {
+	wt_state *st = state;
 	wasmtime_val_raw_t v[2];
 
 	bb_crossing();
-	v[0].i32 = a;
-	v[1].i32 = b;
+	v[0].i32 = (int32_t)a;
+	v[1].i32 = (int32_t)b;
 	if (call(st, "add", &st->fn, v, 2) < 0)
 		return -1;
 	*out = v[0].i32;
-	return 0;
-}
-
-/* check_add is call_add as bb_check_add calls it. */
-static int check_add(void *state, double a, double b, double *out)
-{
-	int32_t r;
-
-	if (call_add(state, (int32_t)a, (int32_t)b, &r) < 0)
-		return -1;
-	*out = r;
 	return 0;
 }
 
@@ -779,272 +891,7 @@ static int call_fail(void *state, int32_t i, bb_str *text)
 	return 0;
 }
 
-/* ==== Timed loops ==== */
+/* ==== The cases: case_loops.h's set-ups, timed loops and table (cases.def's), over the calls above ==== */
 
-/* error_host makes one op of error_host_to_script: the host calls the guest's error_host(i), whose call of host_fail
- * traps; the trap comes back to the host, which reads its message (to free). The message's length, or -1 after
- * bb_error. A trap a host function made comes back as an error, not a wasm_trap_t (one only a trap of the guest's own
- * is). */
-static inline int64_t error_host(wt_state *st, int32_t i, wasm_byte_vec_t *msg)
-{
-	wasmtime_val_raw_t v[1];
-	wasm_trap_t *t = NULL;
-	wasmtime_error_t *err;
-
-	v[0].i32 = i;
-	err = wasmtime_func_call_unchecked(st->cx, &st->fn, v, 1, &t);
-	if (err) {
-		wasmtime_error_message(err, msg);
-		wasmtime_error_delete(err);
-	} else if (t) {
-		wasm_trap_message(t, msg);
-		wasm_trap_delete(t);
-	} else {
-		bb_error("error_host(%" PRId32 ") returned instead of trapping", i);
-		return -1;
-	}
-	return (int64_t)msg->size;
-}
-
-/* run_js_loop: the guest's bench_*(n) makes n crossings (n frames for ui_ops_*); for error_host_to_script the host
- * makes them, one call of error_host each. */
-static int run_js_loop(void *state, uint64_t n, uint64_t *ops)
-{
-	wt_state *st = state;
-	wasmtime_val_raw_t v[1];
-	wasm_byte_vec_t msg;
-	uint64_t i;
-
-	if (st->host_loop) {
-		for (i = 0; i < n; i++) {
-			int64_t len = error_host(st, (int32_t)(i & 0x7fffffff), &msg);
-
-			if (len < 0)
-				return -1;
-			wasm_byte_vec_delete(&msg);
-			bb_sink += (double)len;
-		}
-	} else {
-		v[0].i32 = (int32_t)n;
-		if (call(st, "bench", &st->fn, v, 1) < 0)
-			return -1;
-		bb_sink += v[0].i32 + st->ui.props[0][0];
-	}
-	*ops = n * st->unit_ops;
-	return 0;
-}
-
-/* run_call_add: one call of add (or the callback) per op. */
-static int run_call_add(void *state, uint64_t n, uint64_t *ops)
-{
-	int32_t s = 0;
-	uint64_t i;
-
-	for (i = 0; i < n; i++)
-		if (call_add(state, s, (int32_t)(i & 0x7fffffff), &s) < 0)
-			return -1;
-	bb_sink += s;
-	*ops = n;
-	return 0;
-}
-
-static int run_call_text(void *state, uint64_t n, uint64_t *ops)
-{
-	bb_str in = text_of(state), out;
-	uint64_t i;
-
-	for (i = 0; i < n; i++) {
-		if (call_text(state, &in, &out) < 0)
-			return -1;
-		bb_sink += (double)out.len;
-	}
-	*ops = n;
-	return 0;
-}
-
-static int run_call_obj(void *state, uint64_t n, uint64_t *ops)
-{
-	bb_obj_out out;
-	bb_obj_in in;
-	uint64_t i;
-
-	for (i = 0; i < n; i++) {
-		in = bb_obj_sample((int32_t)(i & 0x7fffffff));
-		if (call_obj(state, &in, &out) < 0)
-			return -1;
-		bb_sink += out.x + out.id;
-	}
-	*ops = n;
-	return 0;
-}
-
-static int run_call_record(void *state, uint64_t n, uint64_t *ops)
-{
-	bb_record in, out;
-	uint64_t i;
-
-	in.text = text_of(state);
-	for (i = 0; i < n; i++) {
-		in.id = (int32_t)(i & 0x7fffffff);
-		if (call_record(state, &in, &out) < 0)
-			return -1;
-		bb_sink += (double)out.id + (double)out.text.len;
-	}
-	*ops = n;
-	return 0;
-}
-
-static int run_call_fail(void *state, uint64_t n, uint64_t *ops)
-{
-	bb_str text;
-	uint64_t i;
-
-	for (i = 0; i < n; i++) {
-		if (call_fail(state, (int32_t)(i & 0x7fffffff), &text) < 0)
-			return -1;
-		bb_sink += (double)text.len;
-	}
-	*ops = n;
-	return 0;
-}
-
-/* ==== Set-ups: each case's export, and the check before timing (the guest's header says which) ==== */
-
-/* The guest's loop of each script -> host case, by the case's script, and the check its set-up calls. */
-static const struct {
-	const char *script, *check, *bench;
-} loops[] = {
-	{"js_ref", "check_ref", "bench_ref"},
-	{"js_scalar", "check_scalar", "bench_scalar"},
-	{"js_string", "check_string", "bench_string"},
-	{"js_object", "check_object", "bench_object"},
-	{"js_record", "check_record", "bench_record"},
-	{"js_array", "check_array", "bench_array"},
-	{"js_bytes", "check_bytes", "bench_bytes"},
-	{"js_ui_calls", NULL, "bench_ui_calls"},
-	{"js_ui_buffer", NULL, "bench_ui_buffer"},
-	{"js_ui_object_calls", NULL, "bench_ui_object_calls"},
-	{"js_ui_object_batch", NULL, "bench_ui_object_batch"},
-};
-
-/* setup_error_host: error_host_to_script's loop is the host's (the guest cannot catch a trap); one call checks that
- * host_fail's message comes back. */
-static int setup_error_host(const bb_case *c, void **state)
-{
-	static const char want[] = "host_fail: refused 12";
-	wasm_byte_vec_t msg;
-	int found;
-
-	if (load(c, state, "error_host") < 0)
-		return -1;
-	((wt_state *)*state)->host_loop = 1;
-	if (error_host(*state, 12, &msg) < 0)
-		return -1;
-	found = msg.size >= sizeof want - 1 && memmem(msg.data, msg.size, want, sizeof want - 1) != NULL;
-	if (!found)
-		bb_error("error_host(12) trapped with %.*s, want %s", (int)(msg.size < 200 ? msg.size : 200), msg.data, want);
-	wasm_byte_vec_delete(&msg);
-	return found ? 0 : -1;
-}
-
-static int setup_js_loop(const bb_case *c, void **state)
-{
-	const char *script = case_facts[c - bb_cases].script;
-	size_t i;
-
-	if (strcmp(script, "js_error") == 0)
-		return setup_error_host(c, state);
-	for (i = 0; i < sizeof loops / sizeof loops[0]; i++)
-		if (strcmp(loops[i].script, script) == 0) {
-			if (load(c, state, loops[i].bench) < 0)
-				return -1;
-			return loops[i].check ? call_export(*state, loops[i].check) : 0;
-		}
-	*state = NULL;
-	bb_error("the guest has no loop for %s's script %s (floor/wasm/guest.wat)", c->name, script);
-	return -1;
-}
-
-/* setup_ui also checks that three frames leave the node table as the guest's mutations should. */
-static int setup_ui(const bb_case *c, void **state)
-{
-	wt_state *st;
-	uint64_t ops;
-
-	if (setup_js_loop(c, state) < 0)
-		return -1;
-	st = *state;
-	if (st->unit_ops != BB_UI_FRAME) {
-		bb_error("cases.def gives %s %d ops per unit, the guest's loop makes %d", c->name, (int)st->unit_ops, BB_UI_FRAME);
-		return -1;
-	}
-	if (run_js_loop(st, 3, &ops) < 0 || bb_ui_check(&st->ui, 3) < 0)
-		return -1;
-	memset(&st->ui, 0, sizeof st->ui);
-	return 0;
-}
-
-static int setup_h2s_scalar(const bb_case *c, void **state)
-{
-	return load(c, state, "add") < 0 ? -1 : bb_check_add(*state, check_add);
-}
-
-static int setup_h2s_string(const bb_case *c, void **state)
-{
-	return load(c, state, "text") < 0 ? -1 : bb_check_text(*state, text_of(*state), call_text);
-}
-
-static int setup_h2s_object(const bb_case *c, void **state)
-{
-	return load(c, state, "obj") < 0 ? -1 : bb_check_obj(*state, call_obj);
-}
-
-static int setup_h2s_record(const bb_case *c, void **state)
-{
-	return load(c, state, "record") < 0 ? -1 : bb_check_record(*state, text_of(*state), call_record);
-}
-
-static int setup_script_error(const bb_case *c, void **state)
-{
-	return load(c, state, "fail") < 0 ? -1 : bb_check_script_error(*state, call_fail);
-}
-
-/* setup_callback: the guest's register() hands host_register an element of its table "callbacks", whose function the
- * host then calls directly. */
-static int setup_callback(const bb_case *c, void **state)
-{
-	wt_state *st;
-	wasmtime_extern_t ext;
-	wasmtime_val_t fn;
-
-	if (load(c, state, NULL) < 0)
-		return -1;
-	st = *state;
-	if (call_export(st, "register") < 0)
-		return -1;
-	if (!st->registered) {
-		bb_error("the guest registered no callback");
-		return -1;
-	}
-	if (export_of(st, "callbacks", WASMTIME_EXTERN_TABLE, &ext) < 0)
-		return -1;
-	if (!wasmtime_table_get(st->cx, &ext.of.table, st->callback, &fn) || fn.kind != WASMTIME_FUNCREF ||
-	    wasmtime_funcref_is_null(&fn.of.funcref)) {
-		bb_error("the guest's callbacks[%" PRIu32 "] is no function", st->callback);
-		return -1;
-	}
-	st->fn = fn.of.funcref;
-	return bb_check_add(st, check_add);
-}
-
-/* ==== The table: cases.def's, every case ==== */
-
-const bb_case bb_cases[] = {
-#define BB_CASE(name, crossing, unit_ops, bytes, setup, run, script, op) {#name, setup, run, teardown},
-#define BB_CASE_TYPED_ARRAYS(name, crossing, unit_ops, bytes, setup, run, script, op, why) \
-	{#name, setup, run, teardown},
-#include "cases.def"
-#undef BB_CASE
-#undef BB_CASE_TYPED_ARRAYS
-};
-const int bb_ncases = sizeof bb_cases / sizeof bb_cases[0];
+#define BB_STATE wt_state
+#include "engine_cases.h"
