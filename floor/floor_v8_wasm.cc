@@ -27,7 +27,10 @@
 // case_loops.h: the host's side of a crossing is JavaScript's. The harness (compiled with -DBB_ENGINE_NONE
 // -Dmain=bb_harness_main) speaks the protocol; node running the launcher calls this addon's main with the command
 // line, as V8's floor does. Each case's host is compiled from host_js of its own (its source names the case), so that
-// no case's type feedback or optimised code serves another.
+// no case's type feedback or optimised code serves another. Before the timed loop, each host -> guest case runs the
+// harness's check (bb_check_add, bb_check_text, bb_check_obj, bb_check_record) over the host's one-op function, which
+// reads what comes back in the guest's memory; a script -> host case runs the guest's check_* export, and
+// error_script_to_host the floor's check_trap (V8 names a guest's frame "guest.fail", not "fail").
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
