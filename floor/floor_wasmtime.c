@@ -350,64 +350,6 @@ static wasm_engine_t *engine;
 static wasmtime_linker_t *linker;
 static wasmtime_module_t *guest;
 
-/* export_names are the guest's exported functions' names by function index, read from its export section: a trap's
- * frame is named by the name section, else by the export, as V8 names a WebAssembly frame. */
-static struct {
-	uint32_t index;
-	const char *name;
-	uint32_t len;
-} export_names[64];
-static size_t nexport_names;
-
-/* leb reads an unsigned LEB128 at *p, below end; 0 past the end. */
-static uint32_t leb(const uint8_t **p, const uint8_t *end)
-{
-	uint32_t v = 0;
-	int shift = 0;
-
-	while (*p < end && shift < 35) {
-		uint8_t b = *(*p)++;
-
-		v |= (uint32_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			break;
-		shift += 7;
-	}
-	return v;
-}
-
-/* read_export_names fills export_names from the guest's export section (id 7; a function's kind is 0). */
-static void read_export_names(const uint8_t *p, const uint8_t *end)
-{
-	p += 8; /* magic and version */
-	while (p < end) {
-		uint8_t id = *p++;
-		uint32_t size = leb(&p, end), n, i;
-		const uint8_t *next = p + size;
-
-		if (size > (size_t)(end - p))
-			return;
-		if (id == 7)
-			for (n = leb(&p, end), i = 0; i < n && p < next; i++) {
-				uint32_t len = leb(&p, next), index;
-				const char *name = (const char *)p;
-				uint8_t kind;
-
-				if (len >= (size_t)(next - p))
-					return;
-				p += len;
-				kind = *p++;
-				index = leb(&p, next);
-				if (kind == 0 && nexport_names < sizeof export_names / sizeof export_names[0]) {
-					export_names[nexport_names].index = index;
-					export_names[nexport_names].name = name;
-					export_names[nexport_names++].len = len;
-				}
-			}
-		p = next;
-	}
-}
-
 /* valtypes makes the vector of the types letters (i, F) say. */
 static void valtypes(wasm_valtype_vec_t *out, const char *letters, size_t n)
 {
@@ -443,7 +385,6 @@ static int runtime(void)
 	/* A Rust error captures the native stack when the environment sets RUST_BACKTRACE (this machine's does): each
 	 * trap would then time the environment, not Wasmtime. */
 	setenv("RUST_LIB_BACKTRACE", "0", 1);
-	read_export_names(bb_wasm_guest, bb_wasm_guest + bb_wasm_guest_len);
 	config = wasm_config_new();
 	wasmtime_config_strategy_set(config, WASMTIME_STRATEGY_CRANELIFT);
 	engine = wasm_engine_new_with_config(config);
@@ -837,18 +778,9 @@ static void stack(const wasm_trap_t *t, char *buf, size_t size, size_t *len)
 	wasm_trap_trace(t, &frames);
 	for (i = 0; i < frames.size && *len < size; i++) {
 		const wasm_name_t *name = wasmtime_frame_func_name(frames.data[i]);
-		uint32_t index = wasm_frame_func_index(frames.data[i]);
-		const char *p = name ? name->data : "?";
-		int n = name ? (int)name->size : 1, k;
-		size_t e;
-
-		for (e = 0; !name && e < nexport_names; e++)
-			if (export_names[e].index == index) {
-				p = export_names[e].name;
-				n = (int)export_names[e].len;
-			}
-		k = snprintf(buf + *len, size - *len, "\n    at %.*s (wasm-function[%" PRIu32 "]:0x%zx)", n, p, index,
-			     wasm_frame_module_offset(frames.data[i]));
+		int k = snprintf(buf + *len, size - *len, "\n    at %.*s (wasm-function[%" PRIu32 "]:0x%zx)",
+				 name ? (int)name->size : 1, name ? name->data : "?", wasm_frame_func_index(frames.data[i]),
+				 wasm_frame_module_offset(frames.data[i]));
 		*len = k < 0 ? size : *len + (size_t)k;
 	}
 	wasm_frame_vec_delete(&frames);
