@@ -25,12 +25,13 @@ type state struct {
 	stack    [4]uint64    // a call's parameters and results: the longest signature, set_prop's, has 4
 	fn       api.Function // the bench_* export, or the one the host calls
 	caseName string
-	// where the host writes its inputs of the host -> script cases, and where fail leaves its message
-	textIn, objIn, recordIn, errAt uint32
-	callRef                        api.Function // call_ref(index, a, b): how wazero calls a table's function
-	callback                       uint64       // the callback's index, from host_register
-	registered                     bool
-	ui                             harness.UI
+	// where the guest keeps S, where the host writes its inputs of the host -> script cases, and where fail leaves
+	// its message
+	textS, textIn, objIn, recordIn, errAt uint32
+	callRef                               api.Function // call_ref(index, a, b): how wazero calls a table's function
+	callback                              uint64       // the callback's index, from host_register
+	registered                            bool
+	ui                                    harness.UI
 }
 
 // trap is a host function's error: it panics with one, and wazero's error for the call wraps it.
@@ -65,7 +66,7 @@ func (w *wasmFloor) load(c cases.Case, fn string) (js harness.JS, err error) {
 	if st.mem, ok = mem.Read(0, mem.Size()); !ok {
 		return nil, errors.New("the guest's memory cannot be read")
 	}
-	for name, at := range map[string]*uint32{"text_in": &st.textIn, "obj_in": &st.objIn, "record_in": &st.recordIn, "err": &st.errAt} {
+	for name, at := range map[string]*uint32{"text_s": &st.textS, "text_in": &st.textIn, "obj_in": &st.objIn, "record_in": &st.recordIn, "err": &st.errAt} {
 		g := guest.ExportedGlobal(name)
 		if g == nil {
 			return nil, fmt.Errorf("the guest exports no global %s", name)
@@ -101,7 +102,7 @@ func (w *wasmFloor) load(c cases.Case, fn string) (js harness.JS, err error) {
 // check runs the guest's check of c (the script's expect lines) and the host's own: the guest's text is the host's
 // (harness.Text), and host_fail's trap comes back with its message.
 func (st *state) check(c cases.Case) error {
-	if s := st.guestString(uint32(st.guest.ExportedGlobal("text_s").Get()), uint32(c.Bytes)); s != harness.Text(c.Bytes) {
+	if s := st.guestString(st.textS, uint32(c.Bytes)); s != harness.Text(c.Bytes) {
 		return fmt.Errorf("the guest's text of %d bytes is not the host's", c.Bytes)
 	}
 	if c.Name == wasm.ErrorHostCase {
