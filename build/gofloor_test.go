@@ -103,14 +103,30 @@ func TestGoFloorsCrossBuild(t *testing.T) {
 				if settings["CGO_ENABLED"] != "0" || settings["GOARM"] != tc.goarm || !strings.Contains(prog.CFlags, "CGO_ENABLED=0") {
 					t.Errorf("built with %v (recorded: %s), want cgo off and GOARM %q", settings, prog.CFlags, tc.goarm)
 				}
-				runUnderQEMU(t, tc.qemu, prog.Path)
+				out := runUnderQEMU(t, tc.qemu, prog.Path)
+				if want := wazeroEngine(name, tc.toolchain); want != "" && !bytes.Contains(out, []byte("\nmeta wazero_engine "+want+"\n")) {
+					t.Errorf("%s on %s ran no meta wazero_engine %s:\n%s", name, tc.toolchain, want, out)
+				}
 			})
 		}
 	}
 }
 
-// runUnderQEMU runs one case of an ARM program once through binfmt_misc's qemu-user, as a board would run it.
-func runUnderQEMU(t *testing.T, qemu, prog string) {
+// wazeroEngine is the engine a wazero floor says it ran on a toolchain's target: wazero's compiler on arm64, its
+// interpreter on 32-bit ARM (wazero has no compiler there) and for wazero-interp; "" for the other floors.
+func wazeroEngine(floor, toolchain string) string {
+	switch {
+	case floor == engines.Wazero && toolchain == "aarch64":
+		return "compiler"
+	case floor == engines.Wazero || floor == engines.WazeroInterp:
+		return "interpreter"
+	}
+	return ""
+}
+
+// runUnderQEMU runs one case of an ARM program once through binfmt_misc's qemu-user, as a board would run it, and
+// returns what it printed.
+func runUnderQEMU(t *testing.T, qemu, prog string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("/proc/sys/fs/binfmt_misc", qemu))
 	if err != nil || !bytes.HasPrefix(b, []byte("enabled")) {
@@ -123,4 +139,5 @@ func runUnderQEMU(t *testing.T, qemu, prog string) {
 	if err != nil || !bytes.Contains(out, []byte("\nsample script_to_host_scalar ")) || !bytes.Contains(out, []byte("\nend script_to_host_scalar\n")) {
 		t.Errorf("%s under %s: %v\n%s", prog, qemu, err, out)
 	}
+	return out
 }
