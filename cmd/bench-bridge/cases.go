@@ -2,16 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/bench-bridge/bench-bridge/cases"
 )
-
-// preludeName is what --script takes for the prelude every case's script follows.
-const preludeName = "prelude"
 
 // casesOptions are the cases command's.
 type casesOptions struct {
@@ -32,43 +27,18 @@ func newCmdCases(f *Factory, runF func(*casesOptions) error) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.Script, "script", "", "print one case's JavaScript (or the prelude: --script prelude)")
 	cmd.RegisterFlagCompletionFunc("script", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return append(cases.Names(), preludeName), cobra.ShellCompDirectiveNoFileComp
+		return append(cases.Names(), cases.PreludeName), cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
 }
 
 func casesRun(o *casesOptions) error {
-	if o.Script != "" {
-		return printScript(o.IO.Out, o.Script)
+	if o.Script == "" {
+		cases.Write(o.IO.Out)
+		return nil
 	}
-	width := 0
-	for _, c := range cases.Catalogue {
-		width = max(width, len(c.Name))
-	}
-	for _, c := range cases.Catalogue {
-		kind := "crossing"
-		if !c.Crossing {
-			kind = "no crossing"
-		}
-		fmt.Fprintf(o.IO.Out, "%-*s %-12s %s\n", width, c.Name, kind, c.Op)
+	if err := cases.WriteScript(o.IO.Out, o.Script); err != nil {
+		return fmt.Errorf("--script %s: %w", o.Script, err)
 	}
 	return nil
-}
-
-func printScript(w io.Writer, name string) error {
-	var js string
-	if name == preludeName {
-		s, err := cases.LoadScripts()
-		if err != nil {
-			return err
-		}
-		js = s.Prelude
-	} else {
-		var err error
-		if js, err = cases.Script(name); err != nil {
-			return fmt.Errorf("--script %s: %w", name, err)
-		}
-	}
-	_, err := io.WriteString(w, strings.TrimRight(js, "\n")+"\n")
-	return err
 }

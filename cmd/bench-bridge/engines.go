@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -35,32 +33,5 @@ that installs it.`,
 }
 
 func enginesRun(o *enginesOptions) error {
-	w := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "engine\tversion\tkind\tfloor\there")
-	statuses := make([]engines.Status, len(engines.All))
-	for i, e := range engines.All {
-		st := e.Check(o.System)
-		statuses[i] = st
-		floor, here, version := "yes", "yes", st.Version
-		if e.Floor == nil {
-			floor = "not yet"
-		}
-		if !st.Have {
-			here = "no: " + st.Detail
-		}
-		if version == "" {
-			version = "-"
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", e.Name, version, e.Kind, floor, here)
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	for i, e := range engines.All {
-		fmt.Fprintf(o.IO.Out, "\n%s (%s)\n  from: %s\n  runs on: %s\n", e.Name, e.Title, e.Source, e.Targets)
-		if fix := statuses[i].Fix; fix != "" {
-			fmt.Fprintf(o.IO.Out, "  fix: %s\n", fix)
-		}
-	}
-	return nil
+	return engines.Write(o.IO.Out, o.System)
 }

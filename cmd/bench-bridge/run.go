@@ -141,8 +141,8 @@ func newCmdFloor(f *Factory, runF func(*measureOptions) error) *cobra.Command {
 		Short: "Run the same cases written directly against an engine's C API (QuickJS's by default): the floor to approach",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFloorEngine(o.Engine); err != nil {
-				return err
+			if _, err := engines.WithFloor(o.Engine); err != nil {
+				return fmt.Errorf("--engine %s: %w", o.Engine, err)
 			}
 			return measure(cmd, args)
 		},
@@ -153,16 +153,4 @@ func newCmdFloor(f *Factory, runF func(*measureOptions) error) *cobra.Command {
 		return engines.Names(), cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
-}
-
-// checkFloorEngine refuses an engine bench-bridge does not know, or has no floor for yet.
-func checkFloorEngine(name string) error {
-	e, err := engines.Lookup(name)
-	if err != nil {
-		return fmt.Errorf("--engine: %w", err)
-	}
-	if e.Floor == nil {
-		return fmt.Errorf("--engine %s: bench-bridge has no floor for %s yet (bench-bridge engines lists the engines with one)", name, e.Title)
-	}
-	return nil
 }
