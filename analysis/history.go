@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -158,6 +159,35 @@ func (h *History) NoiseOf(a *artifact.Artifact) *Noise {
 		return nil
 	}
 	return n
+}
+
+// LoadHistory opens the history at location (history.Locate), loads it whole and reads it; markNew also finds
+// which changes the newest nights made visible.
+func LoadHistory(ctx context.Context, location string, markNew bool) (*History, error) {
+	s, err := history.Open(ctx, history.Locate(location), history.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	h, err := s.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := trend.DefaultOptions
+	o.MarkNew = markNew
+	return BuildHistory(h, o), nil
+}
+
+// NewRegressions are the changes that the newest nights made visible and that the code caused, as warnings say them:
+// what history changes --fail-new fails on.
+func (h *History) NewRegressions() []string {
+	var caught []string
+	for _, w := range h.Warnings {
+		if w.Kind == NewRegression {
+			caught = append(caught, w.Text)
+		}
+	}
+	return caught
 }
 
 // FindChange is the changes of case name whose commit range ends at a commit that starts with commit, of program and

@@ -47,6 +47,20 @@ func IsURL(location string) bool {
 	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
 }
 
+// DefaultLocation is the history when neither a location nor $BENCH_BRIDGE_HISTORY names one.
+const DefaultLocation = "bench-bridge-history.db"
+
+// Locate is the history a command opens: location (--store), else $BENCH_BRIDGE_HISTORY, else DefaultLocation.
+func Locate(location string) string {
+	if location == "" {
+		location = os.Getenv("BENCH_BRIDGE_HISTORY")
+	}
+	if location == "" {
+		location = DefaultLocation
+	}
+	return location
+}
+
 // Open opens the history at location, a file path (SQLite, created when missing) or a postgres:// URL, and makes
 // its tables when it has none. A file that is not a database, a database that is not a history and a history of a
 // newer schema are refused, naming the location.

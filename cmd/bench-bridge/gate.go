@@ -141,7 +141,7 @@ func gateRun(o *gateOptions) error {
 	opts.AllowMissing, opts.AcrossOrigins = o.AllowMissing, o.AcrossOrigins
 	var noise *analysis.History
 	if o.History != "" {
-		if noise, err = readHistory(o.ctx, storeFlag{o.History}, false); err != nil {
+		if noise, err = analysis.LoadHistory(o.ctx, o.History, false); err != nil {
 			return fmt.Errorf("--history: %w", err)
 		}
 	}

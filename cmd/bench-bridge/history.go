@@ -20,26 +20,16 @@ import (
 	"github.com/bench-bridge/bench-bridge/trend"
 )
 
-// defaultStore is the history when neither --store nor BENCH_BRIDGE_HISTORY names one.
-const defaultStore = "bench-bridge-history.db"
-
 // storeFlag is --store, of every history command.
 type storeFlag struct{ location string }
 
 func (s *storeFlag) register(fl *pflag.FlagSet) {
-	fl.StringVar(&s.location, "store", "", "the history: a SQLite file, or a postgres:// URL (default: $BENCH_BRIDGE_HISTORY, else "+defaultStore+")")
+	fl.StringVar(&s.location, "store", "", "the history: a SQLite file, or a postgres:// URL (default: $BENCH_BRIDGE_HISTORY, else "+history.DefaultLocation+")")
 }
 
-// open opens the store the flag or the environment names.
+// open opens the store the flag or the environment names (history.Locate).
 func (s *storeFlag) open(ctx context.Context) (*history.Store, error) {
-	loc := s.location
-	if loc == "" {
-		loc = os.Getenv("BENCH_BRIDGE_HISTORY")
-	}
-	if loc == "" {
-		loc = defaultStore
-	}
-	return history.Open(ctx, loc, history.Options{})
+	return history.Open(ctx, history.Locate(s.location), history.Options{})
 }
 
 // newCmdHistory is `bench-bridge history`, the commands of the store of every night.
@@ -219,22 +209,6 @@ func countAdded(out []history.Outcome) int {
 // short is a commit as people read it (analysis.ShortCommit).
 var short = analysis.ShortCommit
 
-// readHistory loads the whole store and reads it; markNew also finds which changes the newest nights made visible.
-func readHistory(ctx context.Context, store storeFlag, markNew bool) (*analysis.History, error) {
-	s, err := store.open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	h, err := s.Load(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o := trend.DefaultOptions
-	o.MarkNew = markNew
-	return analysis.BuildHistory(h, o), nil
-}
-
 func checkFormat(format string) error {
 	if !slices.Contains(dashboard.Formats, format) {
 		return fmt.Errorf("--format %q: want one of %s", format, strings.Join(dashboard.Formats, ", "))
@@ -281,20 +255,14 @@ func historyChangesRun(o *historyChangesOptions) error {
 	if err := checkFormat(o.Format); err != nil {
 		return err
 	}
-	r, err := readHistory(o.ctx, o.Store, o.FailNew)
+	r, err := analysis.LoadHistory(o.ctx, o.Store.location, o.FailNew)
 	if err != nil {
 		return err
 	}
 	if err := dashboard.Changes(o.IO.Out, r, o.Format); err != nil {
 		return err
 	}
-	var caught []string
-	for _, w := range r.Warnings {
-		if w.Kind == analysis.NewRegression {
-			caught = append(caught, w.Text)
-		}
-	}
-	if len(caught) > 0 {
+	if caught := r.NewRegressions(); len(caught) > 0 {
 		return regressionError{"new change by the code: " + strings.Join(caught, ", ")}
 	}
 	return nil
@@ -330,7 +298,7 @@ func historyNoiseRun(o *historyNoiseOptions) error {
 	if err := checkFormat(o.Format); err != nil {
 		return err
 	}
-	r, err := readHistory(o.ctx, o.Store, false)
+	r, err := analysis.LoadHistory(o.ctx, o.Store.location, false)
 	if err != nil {
 		return err
 	}
@@ -363,7 +331,7 @@ func newCmdHistoryHTML(f *Factory, runF func(*historyHTMLOptions) error) *cobra.
 }
 
 func historyHTMLRun(o *historyHTMLOptions) error {
-	r, err := readHistory(o.ctx, o.Store, false)
+	r, err := analysis.LoadHistory(o.ctx, o.Store.location, false)
 	if err != nil {
 		return err
 	}

@@ -91,7 +91,7 @@ func showRun(o *showOptions) error {
 	}
 	var noise func(*artifact.Artifact) *analysis.Noise
 	if o.History != "" {
-		r, err := readHistory(o.ctx, storeFlag{o.History}, false)
+		r, err := analysis.LoadHistory(o.ctx, o.History, false)
 		if err != nil {
 			return fmt.Errorf("--history: %w", err)
 		}
