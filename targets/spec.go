@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -139,4 +140,12 @@ func PrefixWords(prefix string) ([]string, error) {
 			"as they are; write the words without quotes", prefix, prefix[i:i+1])
 	}
 	return strings.Fields(prefix), nil
+}
+
+// LocalName is the built-in name of this machine: mac on macOS, linux elsewhere.
+func LocalName() string {
+	if runtime.GOOS == "darwin" {
+		return "mac"
+	}
+	return "linux"
 }

@@ -126,10 +126,7 @@ func newCommits(o *bisectOptions) (*bisect.Commits, error) {
 		}
 	}
 	c := &bisect.Commits{Config: cfg, Bridge: o.Build.Bridge, Case: names[0], Good: o.Good, Bad: o.Bad, Instructions: instructions,
-		Budget: o.Budget, Out: o.IO.Out, Log: o.IO.ErrOut, TargetName: o.Target}
-	if c.Options, err = gateThresholds(cfg, thresholdFlags{}); err != nil {
-		return nil, err
-	}
+		Budget: o.Budget, Out: o.IO.Out, Log: o.IO.ErrOut, TargetName: o.Target, Options: cfg.Gate.Options()}
 	switch {
 	case o.Threshold < 0 || o.Threshold != o.Threshold || o.Threshold > 10:
 		return nil, fmt.Errorf("--threshold %v: want a share between 0 and 10, like 0.05", o.Threshold)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
-	"sort"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -65,7 +63,7 @@ func doctorRun(o *doctorOptions) error {
 	}
 	var names []string
 	if len(o.Targets) == 0 {
-		names = defaultDoctorTargets(cfg)
+		names = doctor.DefaultTargets(cfg)
 	} else if names, cfg, err = session.ResolveTargets(o.Targets, cfg, o.Device.Host); err != nil {
 		return err
 	}
@@ -85,18 +83,6 @@ func doctorRun(o *doctorOptions) error {
 		return fmt.Errorf("a required part is missing (see the fix lines above)")
 	}
 	return nil
-}
-
-// defaultDoctorTargets is the local machine's built-in name and every configured target.
-func defaultDoctorTargets(cfg *config.Config) []string {
-	names := []string{localName()}
-	for n := range cfg.Targets {
-		if n != localName() {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names[1:])
-	return names
 }
 
 // targetsOptions are the targets command's: how to reach the devices.
@@ -168,10 +154,5 @@ func (o *targetsOptions) reachability(cfg *config.Config, name string) string {
 	return session.Reachable(o.ctx, o.OpenTarget, name, cfg.Specs(), o.Device, reachBound)
 }
 
-// localName is the built-in name of this machine: mac on macOS, linux elsewhere.
-func localName() string {
-	if runtime.GOOS == "darwin" {
-		return "mac"
-	}
-	return "linux"
-}
+// localName is the built-in name of this machine (targets.LocalName).
+var localName = targets.LocalName

@@ -160,13 +160,9 @@ func newCmdHistoryAdd(f *Factory, runF func(*historyAddOptions) error) *cobra.Co
 }
 
 func historyAddRun(o *historyAddOptions) error {
-	var entries []history.Entry
-	for _, f := range o.Files {
-		e, err := history.ReadEntry(f, history.EntryOptions{Commit: o.Commit, Environment: os.Getenv("GITHUB_SHA"), Night: o.Night, Device: o.Device})
-		if err != nil {
-			return err
-		}
-		entries = append(entries, e)
+	entries, err := history.ReadEntries(o.Files, history.EntryOptions{Commit: o.Commit, Environment: os.Getenv("GITHUB_SHA"), Night: o.Night, Device: o.Device})
+	if err != nil {
+		return err
 	}
 	s, err := o.Store.open(o.ctx)
 	if err != nil {
@@ -192,18 +188,8 @@ func historyAddRun(o *historyAddOptions) error {
 			fmt.Fprintf(o.IO.ErrOut, "bench-bridge: warning: %s is incomplete: the history has the cases it measured whole\n", e.File)
 		}
 	}
-	fmt.Fprintf(o.IO.ErrOut, "history %s: %d of %d artifacts added in %s\n", s.Where(), countAdded(out), len(out), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(o.IO.ErrOut, "history %s: %d of %d artifacts added in %s\n", s.Where(), history.Added(out), len(out), time.Since(start).Round(time.Millisecond))
 	return nil
-}
-
-func countAdded(out []history.Outcome) int {
-	n := 0
-	for _, oc := range out {
-		if oc.Added {
-			n++
-		}
-	}
-	return n
 }
 
 // short is a commit as people read it (analysis.ShortCommit).
