@@ -105,3 +105,22 @@ func LoadedFrom(arts []*artifact.Artifact, files []string) []Loaded {
 	}
 	return out
 }
+
+// ReadFiles reads the artifact files as show takes them, in order, keeping only the cases named (OnlyCases) when
+// some are.
+func ReadFiles(files, cases []string) ([]Loaded, error) {
+	arts := make([]*artifact.Artifact, len(files))
+	for i, f := range files {
+		a, err := artifact.Read(f)
+		if err != nil {
+			return nil, err
+		}
+		arts[i] = a
+	}
+	if len(cases) > 0 {
+		if err := OnlyCases(arts, cases); err != nil {
+			return nil, err
+		}
+	}
+	return LoadedFrom(arts, files), nil
+}

@@ -177,8 +177,28 @@ func OpenAll(ctx context.Context, open OpenFunc, names []string, specs map[strin
 	return ts, errs
 }
 
-// Reachable opens the target name and runs `true` on it within bound: "yes", or "no: " and the first line of why.
-func Reachable(ctx context.Context, open OpenFunc, name string, specs map[string]targets.Spec, o targets.Overrides, bound time.Duration) string {
+// Reach opens every named target at once and runs `true` on each within bound: per name, "yes", or "no: " and the
+// first line of why. skip, when it says something of a name, is that name's status instead.
+func Reach(ctx context.Context, open OpenFunc, names []string, specs map[string]targets.Spec, o targets.Overrides, bound time.Duration,
+	skip func(name string) string) []string {
+	status := make([]string, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		if status[i] = skip(name); status[i] != "" {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status[i] = reach(ctx, open, name, specs, o, bound)
+		}()
+	}
+	wg.Wait()
+	return status
+}
+
+// reach opens the target name and runs `true` on it within bound.
+func reach(ctx context.Context, open OpenFunc, name string, specs map[string]targets.Spec, o targets.Overrides, bound time.Duration) string {
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	t, err := open(ctx, name, specs, o)

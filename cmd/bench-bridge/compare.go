@@ -203,7 +203,7 @@ func showSession(o *compareOptions, loaded []analysis.Loaded, gopts analysis.Opt
 		return nil, err
 	}
 	if o.Report != "" {
-		if err := writePRReport(o.Report, report, table.Columns[0].Label); err != nil {
+		if err := report.WritePullRequest(o.Report, table.Columns[0].Label); err != nil {
 			return nil, err
 		}
 	}

@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/doctor"
 	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/targets"
@@ -119,16 +117,12 @@ func targetsRun(o *targetsOptions) error {
 		return err
 	}
 	names := targets.Names(cfg.Specs())
-	status := make([]string, len(names))
-	var wg sync.WaitGroup
-	for i, n := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			status[i] = o.reachability(cfg, n)
-		}()
-	}
-	wg.Wait()
+	status := session.Reach(o.ctx, o.OpenTarget, names, cfg.Specs(), o.Device, reachBound, func(name string) string {
+		if _, configured := cfg.Targets[name]; name == sshBoard && !configured && o.Device.Host == "" {
+			return "-: names a board on the command line (bench-bridge ssh [USER@]HOST)" // no device until it does
+		}
+		return ""
+	})
 	tw := tabwriter.NewWriter(o.IO.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "target\tkind\tfrom\treachable")
 	for i, n := range names {
@@ -144,15 +138,6 @@ func targetsRun(o *targetsOptions) error {
 
 // reachBound is how long `bench-bridge targets` gives each target to open and run `true`.
 var reachBound = 10 * time.Second
-
-// reachability opens a target and runs `true` on it, within reachBound. The built-in ssh target is no device until
-// the command line names its board.
-func (o *targetsOptions) reachability(cfg *config.Config, name string) string {
-	if _, configured := cfg.Targets[name]; name == sshBoard && !configured && o.Device.Host == "" {
-		return "-: names a board on the command line (bench-bridge ssh [USER@]HOST)"
-	}
-	return session.Reachable(o.ctx, o.OpenTarget, name, cfg.Specs(), o.Device, reachBound)
-}
 
 // localName is the built-in name of this machine (targets.LocalName).
 var localName = targets.LocalName

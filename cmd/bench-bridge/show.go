@@ -76,18 +76,9 @@ func showRun(o *showOptions) error {
 	if err != nil {
 		return err
 	}
-	var arts []*artifact.Artifact
-	for _, f := range o.Files {
-		a, err := artifact.Read(f)
-		if err != nil {
-			return err
-		}
-		arts = append(arts, a)
-	}
-	if len(o.Cases) > 0 {
-		if err := analysis.OnlyCases(arts, o.Cases); err != nil {
-			return err
-		}
+	loaded, err := analysis.ReadFiles(o.Files, o.Cases)
+	if err != nil {
+		return err
 	}
 	var noise func(*artifact.Artifact) *analysis.Noise
 	if o.History != "" {
@@ -97,7 +88,7 @@ func showRun(o *showOptions) error {
 		}
 		noise = r.NoiseOf
 	}
-	table := analysis.Build(analysis.LoadedFrom(arts, o.Files), opts, noise)
+	table := analysis.Build(loaded, opts, noise)
 	if err := reports.WritePictures(table, o.Chart, o.HTML); err != nil {
 		return err
 	}

@@ -1,18 +1,17 @@
-package main
+package gate
 
 import (
 	"fmt"
 	"os"
 	"strings"
 
-	"github.com/bench-bridge/bench-bridge/gate"
 	"github.com/bench-bridge/bench-bridge/reports"
 )
 
-// writePRReport writes the pull-request report of a gate run's comparisons (reports.RenderPullRequest) to file, and
+// WritePullRequest writes the pull-request report of the comparisons (reports.RenderPullRequest) to file, and
 // appends it to $GITHUB_STEP_SUMMARY when that is set (a GitHub Actions job's summary). base is the label of the
 // program the others were compared with.
-func writePRReport(file string, r *gate.Report, base string) error {
+func (r *Report) WritePullRequest(file, base string) error {
 	var b strings.Builder
 	if err := reports.RenderPullRequest(&b, r.Gate(), base, r.Notes); err != nil {
 		return err
