@@ -33,7 +33,7 @@ type gateOptions struct {
 	Baseline, Current string
 	Format            string
 	Confirm           bool
-	Metric            string
+	Judged            string // --metric: what gate judges (analysis.Options.Metric)
 	ConfigFile        string
 	Thresholds        thresholdFlags
 	AllowMissing      bool
@@ -86,7 +86,7 @@ from different devices or builds, or have no case in common: the report says wha
 	fl := cmd.Flags()
 	fl.StringVar(&o.Format, "format", "text", "output format: "+strings.Join(gate.Formats, ", "))
 	fl.BoolVar(&o.Confirm, "confirm", false, "rerun the flagged cases on the current artifact's target before failing; fail only when the rerun regresses too")
-	fl.StringVar(&o.Metric, "metric", "", "time, instructions or allocations (default: the config's gate.metric, else time)")
+	fl.StringVar(&o.Judged, "metric", "", "time, instructions or allocations (default: the config's gate.metric, else time)")
 	o.Thresholds.register(fl, "the U test")
 	fl.BoolVar(&o.AllowMissing, "allow-missing", false, "let a case measured on one side only pass (by default it fails: it is not guarded)")
 	fl.BoolVar(&o.AllowUnjudged, "allow-unjudged", false, "let a comparison that could judge no case pass (by default it exits 4: it guarded nothing)")
@@ -132,8 +132,8 @@ func gateRun(o *gateOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Metric != "" {
-		opts.Metric = o.Metric
+	if o.Judged != "" {
+		opts.Metric = o.Judged
 	}
 	if !slices.Contains(analysis.Metrics, opts.Metric) {
 		return fmt.Errorf("--metric %q: want time, instructions or allocations", opts.Metric)

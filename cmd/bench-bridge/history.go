@@ -32,6 +32,19 @@ func (s *storeFlag) open(ctx context.Context) (*history.Store, error) {
 	return history.Open(ctx, history.Locate(s.location), history.Options{})
 }
 
+// historyBase is what the options of every history command hold: the streams, the run's context and --store.
+type historyBase struct {
+	IO    *IOStreams
+	ctx   context.Context
+	Store storeFlag
+}
+
+// read takes the run's context from the command line, for a history command of no arguments.
+func (b *historyBase) read(cmd *cobra.Command, _ []string) error {
+	b.ctx = cmd.Context()
+	return nil
+}
+
 // newCmdHistory is `bench-bridge history`, the commands of the store of every night.
 func newCmdHistory(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
@@ -53,20 +66,17 @@ runners share), one series per device, program and build, and finds the nights w
 
 // historyAckOptions are history ack's: which change, and why it is known.
 type historyAckOptions struct {
-	IO  *IOStreams
-	ctx context.Context
-
-	Store   storeFlag
+	historyBase
 	Case    string
 	Commit  string
 	Program string
-	Metric  string
+	Series  string // --metric: which series of the case changed (time, instructions, allocations)
 	Note    string
 }
 
 // newCmdHistoryAck is `bench-bridge history ack --case CASE --commit COMMIT --note NOTE`.
 func newCmdHistoryAck(f *Factory, runF func(*historyAckOptions) error) *cobra.Command {
-	o := &historyAckOptions{IO: f.IO}
+	o := &historyAckOptions{historyBase: historyBase{IO: f.IO}}
 	cmd := &cobra.Command{
 		Use:   "ack --case CASE --commit COMMIT --note NOTE",
 		Short: "Acknowledge a change point with a note: it no longer fails --fail-new, and is shown as known",
@@ -75,23 +85,20 @@ characters) as known, with a note saying why. history changes and the page still
 changes --fail-new no longer fails on it. A second ack of the same change replaces the note. When several changes of
 the case end at that commit (another program, another metric), --program and --metric pick one.`,
 		Args: cobra.NoArgs,
-		RunE: runCmd(o, runF, historyAckRun, func(cmd *cobra.Command, _ []string) error {
-			o.ctx = cmd.Context()
-			return nil
-		}),
+		RunE: runCmd(o, runF, historyAckRun, o.read),
 	}
 	fl := cmd.Flags()
 	o.Store.register(fl)
 	fl.StringVar(&o.Case, "case", "", "the case that changed")
 	fl.StringVar(&o.Commit, "commit", "", "the commit the change came at, as history changes prints it (c29..c30: c30)")
 	fl.StringVar(&o.Program, "program", "", `the program, as history changes prints it ("json bridge", "floor"), when several changed`)
-	fl.StringVar(&o.Metric, "metric", "", "the metric (time, instructions or allocations), when several changed")
+	fl.StringVar(&o.Series, "metric", "", "the metric (time, instructions or allocations), when several changed")
 	fl.StringVar(&o.Note, "note", "", "why the change is known (required)")
 	return cmd
 }
 
 func historyAckRun(o *historyAckOptions) error {
-	metric := o.Metric
+	metric := o.Series
 	if metric == "time" {
 		metric = trend.Ratio
 	}
@@ -101,7 +108,7 @@ func historyAckRun(o *historyAckOptions) error {
 	case strings.TrimSpace(o.Note) == "":
 		return fmt.Errorf("history ack: --note is required: say why the change is known")
 	case metric != "" && !slices.Contains(trend.Metrics, metric):
-		return fmt.Errorf("--metric %q: want time, instructions or allocations", o.Metric)
+		return fmt.Errorf("--metric %q: want time, instructions or allocations", o.Series)
 	}
 	s, err := o.Store.open(o.ctx)
 	if err != nil {
@@ -125,10 +132,7 @@ func historyAckRun(o *historyAckOptions) error {
 
 // historyAddOptions are history add's: the artifacts, and what they may not say themselves.
 type historyAddOptions struct {
-	IO  *IOStreams
-	ctx context.Context
-
-	Store    storeFlag
+	historyBase
 	Files    []string
 	Commit   string
 	Night    string
@@ -139,7 +143,7 @@ type historyAddOptions struct {
 
 // newCmdHistoryAdd is `bench-bridge history add ARTIFACT...`.
 func newCmdHistoryAdd(f *Factory, runF func(*historyAddOptions) error) *cobra.Command {
-	o := &historyAddOptions{IO: f.IO}
+	o := &historyAddOptions{historyBase: historyBase{IO: f.IO}}
 	cmd := &cobra.Command{
 		Use:   "add ARTIFACT...",
 		Short: "Record artifacts in the history, once each: all of them or none",
@@ -204,17 +208,14 @@ func checkFormat(format string) error {
 
 // historyChangesOptions are history changes's.
 type historyChangesOptions struct {
-	IO  *IOStreams
-	ctx context.Context
-
-	Store   storeFlag
+	historyBase
 	Format  string
 	FailNew bool
 }
 
 // newCmdHistoryChanges is `bench-bridge history changes`.
 func newCmdHistoryChanges(f *Factory, runF func(*historyChangesOptions) error) *cobra.Command {
-	o := &historyChangesOptions{IO: f.IO}
+	o := &historyChangesOptions{historyBase: historyBase{IO: f.IO}}
 	cmd := &cobra.Command{
 		Use:   "changes",
 		Short: "Print the nights where a case's numbers changed: commits, size, devices, and whether the code or a device caused it",
@@ -226,10 +227,7 @@ shows is the code's; one that only one of them shows is that device's (docs/hist
 Exit status: 0, or with --fail-new 3 when a change that the newest nights made visible is the code's and a
 regression; 1 on an error.`,
 		Args: cobra.NoArgs,
-		RunE: runCmd(o, runF, historyChangesRun, func(cmd *cobra.Command, _ []string) error {
-			o.ctx = cmd.Context()
-			return nil
-		}),
+		RunE: runCmd(o, runF, historyChangesRun, o.read),
 	}
 	o.Store.register(cmd.Flags())
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: "+strings.Join(dashboard.Formats, ", "))
@@ -256,24 +254,18 @@ func historyChangesRun(o *historyChangesOptions) error {
 
 // historyNoiseOptions are history noise's.
 type historyNoiseOptions struct {
-	IO  *IOStreams
-	ctx context.Context
-
-	Store  storeFlag
+	historyBase
 	Format string
 }
 
 // newCmdHistoryNoise is `bench-bridge history noise`.
 func newCmdHistoryNoise(f *Factory, runF func(*historyNoiseOptions) error) *cobra.Command {
-	o := &historyNoiseOptions{IO: f.IO}
+	o := &historyNoiseOptions{historyBase: historyBase{IO: f.IO}}
 	cmd := &cobra.Command{
 		Use:   "noise",
 		Short: "Print each device's night-to-night spread per case when nothing changed, and the smallest change the nightly sees there",
 		Args:  cobra.NoArgs,
-		RunE: runCmd(o, runF, historyNoiseRun, func(cmd *cobra.Command, _ []string) error {
-			o.ctx = cmd.Context()
-			return nil
-		}),
+		RunE:  runCmd(o, runF, historyNoiseRun, o.read),
 	}
 	o.Store.register(cmd.Flags())
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: "+strings.Join(dashboard.Formats, ", "))
@@ -293,16 +285,13 @@ func historyNoiseRun(o *historyNoiseOptions) error {
 
 // historyHTMLOptions are history html's.
 type historyHTMLOptions struct {
-	IO  *IOStreams
-	ctx context.Context
-
-	Store storeFlag
-	Dir   string
+	historyBase
+	Dir string
 }
 
 // newCmdHistoryHTML is `bench-bridge history html DIR`.
 func newCmdHistoryHTML(f *Factory, runF func(*historyHTMLOptions) error) *cobra.Command {
-	o := &historyHTMLOptions{IO: f.IO}
+	o := &historyHTMLOptions{historyBase: historyBase{IO: f.IO}}
 	cmd := &cobra.Command{
 		Use:   "html DIR",
 		Short: "Write DIR/index.html: one static page with a chart per case over the nights, a line per device, and the open changes",
