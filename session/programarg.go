@@ -94,3 +94,23 @@ func (p ProgramArg) FileName(i int, target string) string {
 	}
 	return fmt.Sprintf("%c-%s.json", 'a'+i, name)
 }
+
+// ComparePlans reads compare's program arguments and makes each one's plan: the command's choice and settings, but
+// for the program's codec or bridge and its options.
+func ComparePlans(args []string, c Choice, s Settings, outDir string, cfg *config.Config, builder BuildFunc) ([]ProgramArg, []Plan, error) {
+	parsed := make([]ProgramArg, len(args))
+	plans := make([]Plan, len(args))
+	for i, a := range args {
+		var err error
+		if parsed[i], err = ParseProgramArg(a, cfg); err != nil {
+			return nil, nil, err
+		}
+		c, s := c, s
+		c.Codec, c.Bridge, s.Slowdown = parsed[i].Codec, parsed[i].Bridge, parsed[i].Slowdown
+		if plans[i], err = NewPlan(parsed[i].Kind, c, s, "", outDir, cfg); err != nil {
+			return nil, nil, err
+		}
+		plans[i].Builder = builder
+	}
+	return parsed, plans, nil
+}

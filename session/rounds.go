@@ -36,3 +36,18 @@ func Rounds(budget time.Duration, budgetSet bool, runs int, runsSet bool) (time.
 	}
 	return budget, runs, nil
 }
+
+// BisectRounds decides the budget and rounds of each step of bisect: by instructions, one process (the count is
+// exact; --runs may ask for more) and no budget; by time, as compare (Rounds), --runs alone fixing them at
+// CompareRounds by default.
+func BisectRounds(instructions bool, budget time.Duration, budgetSet bool, runs int, runsSet bool) (time.Duration, int, error) {
+	switch {
+	case instructions && runsSet:
+		return 0, runs, nil
+	case instructions:
+		return 0, 1, nil // the timed processes only carry the count
+	case !runsSet:
+		runs = CompareRounds
+	}
+	return Rounds(budget, budgetSet, runs, runsSet)
+}

@@ -111,19 +111,8 @@ func newCommits(o *bisectOptions) (*bisect.Commits, error) {
 		return nil, fmt.Errorf("--cases %q: bisect follows one case (not ref_js_loop), like --cases script_to_host_scalar", o.Measure.Cases)
 	}
 	instructions := o.Measure.Record == session.RecordInstructions
-	switch {
-	case instructions:
-		o.Budget = 0 // the count is exact: one process, no rounds to stop
-		if !o.runsSet {
-			o.Measure.Runs = 1 // the timed processes only carry the count
-		}
-	case !o.runsSet:
-		o.Measure.Runs = session.CompareRounds
-	}
-	if !instructions {
-		if o.Budget, o.Measure.Runs, err = session.Rounds(o.Budget, o.budgetSet, o.Measure.Runs, o.runsSet); err != nil {
-			return nil, err
-		}
+	if o.Budget, o.Measure.Runs, err = session.BisectRounds(instructions, o.Budget, o.budgetSet, o.Measure.Runs, o.runsSet); err != nil {
+		return nil, err
 	}
 	c := &bisect.Commits{Config: cfg, Bridge: o.Build.Bridge, Case: names[0], Good: o.Good, Bad: o.Bad, Instructions: instructions,
 		Budget: o.Budget, Out: o.IO.Out, Log: o.IO.ErrOut, TargetName: o.Target, Options: cfg.Gate.Options()}

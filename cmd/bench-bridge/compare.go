@@ -119,7 +119,7 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	args, plans, err := o.plans(cfg)
+	args, plans, err := session.ComparePlans(o.Programs, o.Build.Choice, o.Measure.Settings, DefaultOutDir, cfg, o.Builder)
 	if err != nil {
 		return err
 	}
@@ -167,25 +167,6 @@ func (o *compareOptions) check() (*config.Config, analysis.Options, error) {
 	}
 	warnTooFewRounds(o.IO.ErrOut, o.Measure.Runs, o.Budget > 0, gopts)
 	return cfg, gopts, nil
-}
-
-// plans are the programs of the compare, each with its plan.
-func (o *compareOptions) plans(cfg *config.Config) ([]session.ProgramArg, []session.Plan, error) {
-	specs := make([]session.ProgramArg, len(o.Programs))
-	plans := make([]session.Plan, len(o.Programs))
-	for i, a := range o.Programs {
-		var err error
-		if specs[i], err = session.ParseProgramArg(a, cfg); err != nil {
-			return nil, nil, err
-		}
-		b, m := o.Build, o.Measure
-		b.Codec, b.Bridge, m.Slowdown = specs[i].Codec, specs[i].Bridge, specs[i].Slowdown
-		if plans[i], err = newPlan(specs[i].Kind, b, m, cfg); err != nil {
-			return nil, nil, err
-		}
-		plans[i].Builder = o.Builder
-	}
-	return specs, plans, nil
 }
 
 // showSession shows what compare measured in one session: the table of its artifacts, the paired comparisons of
