@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
@@ -93,4 +94,13 @@ func SubsetName(name string, selected []string) string {
 // FileRev is a revision as it can stand in a file name: origin/main -> origin-main.
 func FileRev(rev string) string {
 	return strings.NewReplacer("/", "-", ":", "-", "~", "-", "^", "-", " ", "-").Replace(rev)
+}
+
+// CheckOut refuses an artifact path (--out) that several targets would all write to.
+func CheckOut(out string, targetNames []string) error {
+	if out != "" && len(targetNames) > 1 && !strings.Contains(out, TargetPlaceholder) {
+		return fmt.Errorf("--out %s with %d targets (%s): every artifact would go to that one file; put %s in it, which becomes each target's name",
+			out, len(targetNames), strings.Join(targetNames, ", "), TargetPlaceholder)
+	}
+	return nil
 }

@@ -18,8 +18,8 @@ import (
 // bisectOptions are bisect's: the range, the bridge and case, how to measure and what counts as slower.
 type bisectOptions struct {
 	IO         *IOStreams
-	OpenTarget openFunc
-	Builder    buildFunc
+	OpenTarget session.OpenFunc
+	Builder    session.BuildFunc
 	Config     configFunc
 	ctx        context.Context
 

@@ -127,7 +127,7 @@ func (f *fakeTarget) Run(ctx context.Context, _ string, args []string, stdout, _
 }
 
 // fakeBuild gives every job a program of its own kind without a compiler: the fake targets never run it.
-func fakeBuild(t *testing.T) buildFunc {
+func fakeBuild(t *testing.T) session.BuildFunc {
 	path := filepath.Join(t.TempDir(), "fake-program")
 	if err := os.WriteFile(path, []byte("fake"), 0o755); err != nil {
 		t.Fatal(err)

@@ -23,8 +23,8 @@ import (
 // compareOptions are compare's: the target and programs, the measuring flags and the gate's.
 type compareOptions struct {
 	IO         *IOStreams
-	OpenTarget openFunc
-	Builder    buildFunc
+	OpenTarget session.OpenFunc
+	Builder    session.BuildFunc
 	Config     configFunc
 	ctx        context.Context
 

@@ -86,7 +86,7 @@ func doctorRun(o *doctorOptions) error {
 // targetsOptions are the targets command's: how to reach the devices.
 type targetsOptions struct {
 	IO         *IOStreams
-	OpenTarget openFunc
+	OpenTarget session.OpenFunc
 	Config     configFunc
 	ctx        context.Context
 

@@ -14,15 +14,6 @@ import (
 // IOStreams are the command line's input and outputs (package iostreams).
 type IOStreams = iostreams.IOStreams
 
-// openFunc opens a target by name; whoever opens a target closes it.
-type openFunc = session.OpenFunc
-
-// buildFunc makes a job's program; nil builds it for real (runner.Job.Build).
-type buildFunc = session.BuildFunc
-
-// listADBFunc lists the devices of the adb server that the overrides name.
-type listADBFunc = session.ListADBFunc
-
 // configFunc is the config at a path ("" for the default one): Factory.Config, which every command's options hold.
 type configFunc func(path string) (*config.Config, error)
 
@@ -30,9 +21,9 @@ type configFunc func(path string) (*config.Config, error)
 // command other streams, other targets and programs of their own.
 type Factory struct {
 	IO         *IOStreams
-	OpenTarget openFunc
-	ListADB    listADBFunc
-	Builder    buildFunc
+	OpenTarget session.OpenFunc
+	ListADB    session.ListADBFunc
+	Builder    session.BuildFunc
 	// ReadConfig reads a config file; nil reads it with config.Load. Config calls it once per path.
 	ReadConfig configFunc
 

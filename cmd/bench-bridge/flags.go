@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -66,7 +64,7 @@ type measureFlags struct {
 
 // outUsage is what --out says on a command that measures one or more targets.
 const outUsage = "artifact path (default " + DefaultOutDir + "/<name>.json; a run of some --cases: <name>-subset-<hash>.json); " +
-	"with several targets it must hold " + targetPlaceholder + ", which becomes each target's name"
+	"with several targets it must hold " + session.TargetPlaceholder + ", which becomes each target's name"
 
 func (m *measureFlags) register(f *pflag.FlagSet) {
 	d := runner.DefaultOptions()
@@ -91,18 +89,6 @@ func (m *measureFlags) register(f *pflag.FlagSet) {
 
 func (m *measureFlags) changed(f *pflag.FlagSet) {
 	m.SamplesSet, m.MinTimeSet = f.Changed("samples"), f.Changed("min-time")
-}
-
-// targetPlaceholder in --out is replaced by each target's name.
-const targetPlaceholder = session.TargetPlaceholder
-
-// checkOut refuses an --out that several targets would all write to.
-func checkOut(out string, targetNames []string) error {
-	if out != "" && len(targetNames) > 1 && !strings.Contains(out, targetPlaceholder) {
-		return fmt.Errorf("--out %s with %d targets (%s): every artifact would go to that one file; put %s in it, which becomes each target's name",
-			out, len(targetNames), strings.Join(targetNames, ", "), targetPlaceholder)
-	}
-	return nil
 }
 
 // addCaseCompletion completes --cases with the catalogue's names.

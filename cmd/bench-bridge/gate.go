@@ -25,8 +25,8 @@ const (
 // gateOptions are gate's: the two sides, the thresholds, and for --confirm a way to open the current side's target.
 type gateOptions struct {
 	IO         *IOStreams
-	OpenTarget openFunc
-	Builder    buildFunc
+	OpenTarget session.OpenFunc
+	Builder    session.BuildFunc
 	Config     configFunc
 	ctx        context.Context
 

@@ -20,8 +20,8 @@ import (
 // profileOptions are profile's: the program to build, the target and case, the profiler; no measuring flags.
 type profileOptions struct {
 	IO         *IOStreams
-	OpenTarget openFunc
-	Builder    buildFunc
+	OpenTarget session.OpenFunc
+	Builder    session.BuildFunc
 	Config     configFunc
 	ctx        context.Context
 

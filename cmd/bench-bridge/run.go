@@ -26,9 +26,9 @@ const DefaultOutDir = "out"
 // needs from outside (the streams, a way to open a target). The bridge commands, floor and the root share them.
 type measureOptions struct {
 	IO         *IOStreams
-	OpenTarget openFunc
-	ListADB    listADBFunc
-	Builder    buildFunc
+	OpenTarget session.OpenFunc
+	ListADB    session.ListADBFunc
+	Builder    session.BuildFunc
 	Config     configFunc
 	ctx        context.Context
 
@@ -74,13 +74,6 @@ func (o *measureOptions) runE(runF func(*measureOptions) error, first ...string)
 	})
 }
 
-// plan checks the flags against the config.
-func (o *measureOptions) plan(cfg *config.Config) (session.Plan, error) {
-	p, err := newPlan(o.Kind, o.Build, o.Measure, cfg)
-	p.Builder, p.Engine = o.Builder, o.Engine
-	return p, err
-}
-
 // newPlan is the plan of a command's jobs of kind, from its flags and the config (session.NewPlan).
 func newPlan(kind string, b buildFlags, m measureFlags, cfg *config.Config) (session.Plan, error) {
 	return session.NewPlan(kind, b.Choice, m.Settings, m.out, DefaultOutDir, cfg)
@@ -104,13 +97,14 @@ func measureRun(o *measureOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOut(o.Measure.out, names); err != nil {
+	if err := session.CheckOut(o.Measure.out, names); err != nil {
 		return err
 	}
-	p, err := o.plan(cfg)
+	p, err := newPlan(o.Kind, o.Build, o.Measure, cfg)
 	if err != nil {
 		return err
 	}
+	p.Builder, p.Engine = o.Builder, o.Engine
 	if o.Measure.Record != session.RecordInstructions && !o.Measure.quiet {
 		// What gate will judge this run by (the nightly's, or a user's) is said before it is measured, not after.
 		if why := analysis.TooFewProcesses(p.Options.Runs, cfg.Gate.Options()); why != "" {
