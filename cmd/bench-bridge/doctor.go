@@ -118,7 +118,7 @@ func targetsRun(o *targetsOptions) error {
 	}
 	names := targets.Names(cfg.Specs())
 	status := session.Reach(o.ctx, o.OpenTarget, names, cfg.Specs(), o.Device, reachBound, func(name string) string {
-		if _, configured := cfg.Targets[name]; name == sshBoard && !configured && o.Device.Host == "" {
+		if _, configured := cfg.Targets[name]; name == session.SSHBoard && !configured && o.Device.Host == "" {
 			return "-: names a board on the command line (bench-bridge ssh [USER@]HOST)" // no device until it does
 		}
 		return ""

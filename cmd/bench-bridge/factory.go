@@ -4,11 +4,12 @@ import (
 	"io"
 	"sync"
 
+	"github.com/spf13/cobra"
+
 	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/internal/iostreams"
 	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/targets"
-	"github.com/spf13/cobra"
 )
 
 // IOStreams are the command line's input and outputs (package iostreams).

@@ -126,7 +126,7 @@ func historyAckRun(o *historyAckOptions) error {
 	if err := s.Acknowledge(o.ctx, history.Ack{Program: c.Program, Case: c.Case, Metric: c.Metric, To: c.To, Note: o.Note}); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.IO.Out, "acknowledged: %s %s %s at %s..%s (%+.1f%%): %s\n", c.Program, c.Case, c.Metric, short(c.From), short(c.To), 100*c.Shift, o.Note)
+	fmt.Fprintf(o.IO.Out, "acknowledged: %s %s %s at %s..%s (%+.1f%%): %s\n", c.Program, c.Case, c.Metric, analysis.ShortCommit(c.From), analysis.ShortCommit(c.To), 100*c.Shift, o.Note)
 	return nil
 }
 
@@ -184,9 +184,9 @@ func historyAddRun(o *historyAddOptions) error {
 		case !oc.Added:
 			fmt.Fprintf(o.IO.Out, "already kept: %s (%s)\n", e.File, e.Identity)
 		case oc.Replaced != "":
-			fmt.Fprintf(o.IO.Out, "replaced night %s of %s at %s with %s (was %s)\n", e.Night, e.Series, short(e.Revision), e.File, oc.Replaced)
+			fmt.Fprintf(o.IO.Out, "replaced night %s of %s at %s with %s (was %s)\n", e.Night, e.Series, analysis.ShortCommit(e.Revision), e.File, oc.Replaced)
 		default:
-			fmt.Fprintf(o.IO.Out, "added night %s of %s at %s: %s\n", e.Night, e.Series, short(e.Revision), e.File)
+			fmt.Fprintf(o.IO.Out, "added night %s of %s at %s: %s\n", e.Night, e.Series, analysis.ShortCommit(e.Revision), e.File)
 		}
 		if !e.Artifact.Complete {
 			fmt.Fprintf(o.IO.ErrOut, "bench-bridge: warning: %s is incomplete: the history has the cases it measured whole\n", e.File)
@@ -195,9 +195,6 @@ func historyAddRun(o *historyAddOptions) error {
 	fmt.Fprintf(o.IO.ErrOut, "history %s: %d of %d artifacts added in %s\n", s.Where(), history.Added(out), len(out), time.Since(start).Round(time.Millisecond))
 	return nil
 }
-
-// short is a commit as people read it (analysis.ShortCommit).
-var short = analysis.ShortCommit
 
 func checkFormat(format string) error {
 	if !slices.Contains(dashboard.Formats, format) {

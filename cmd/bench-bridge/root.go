@@ -1,3 +1,5 @@
+// Command bench-bridge measures what one call across a script <-> host boundary costs on real devices, and how far
+// that is from the floor: the same cases written directly against an engine's embedding API.
 package main
 
 import (
@@ -10,9 +12,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/internal/buildinfo"
 	"github.com/bench-bridge/bench-bridge/internal/interrupt"
 	"github.com/bench-bridge/bench-bridge/runner"
 )
+
+func main() { os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // execute runs the command line with the real targets and returns the exit status; tests call it directly.
 func execute(args []string, stdout, stderr io.Writer) int {
@@ -28,7 +33,7 @@ func executeWith(f *Factory, args []string) int {
 	defer cancel(nil)
 	stopSignals := interrupt.Notify(cancel, stderr)
 	defer stopSignals()
-	runner.Tool = "bench-bridge " + version()
+	runner.Tool = "bench-bridge " + buildinfo.Read().Version(Version)
 	root := newRoot(f)
 	args = joinAcceptHostKey(args)
 	addTargetCmds(root, f, args)

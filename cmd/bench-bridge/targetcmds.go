@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
+	"github.com/bench-bridge/bench-bridge/session"
 	"github.com/bench-bridge/bench-bridge/targets"
 )
 
@@ -58,7 +59,7 @@ func hideForeignFlags(cmd *cobra.Command, kind string) {
 // reports why.
 func addTargetCmds(root *cobra.Command, f *Factory, args []string) {
 	for name, spec := range targets.BuiltIn {
-		if name == sshBoard {
+		if name == session.SSHBoard {
 			root.AddCommand(newCmdSSH(f, nil))
 			continue
 		}
