@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bench-bridge/bench-bridge/artifact"
 	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/config"
 	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/runner"
 	"github.com/bench-bridge/bench-bridge/targets"
@@ -76,5 +78,28 @@ func TestEngineFloors(t *testing.T) {
 	}
 	if _, err := runner.NewSession(jobs, nil); err != nil {
 		t.Errorf("the jobs do not make one session: %v", err)
+	}
+}
+
+// compare's floor:ENGINE is that engine's floor, its artifact named for it, with options after a comma; an engine
+// without a floor is refused, named.
+func TestCompareTakesEngineFloors(t *testing.T) {
+	cfg := &config.Config{}
+	p, err := ParseProgramArg("floor:mujs,slowdown=0.1", cfg)
+	if err != nil || p.Kind != artifact.ProgramFloor || p.Engine != engines.MuJS || p.Slowdown != 0.1 {
+		t.Fatalf("floor:mujs,slowdown=0.1: %+v, %v", p, err)
+	}
+	if got := p.FileName(1, "linux"); got != "b-floor-mujs-linux-slowdown0.1.json" {
+		t.Errorf("file %s", got)
+	}
+	if p, err := ParseProgramArg("floor", cfg); err != nil || p.Engine != "" || p.FileName(0, "linux") != "a-floor-linux.json" {
+		t.Errorf("floor: %+v, %v", p, err)
+	}
+	if _, err := ParseProgramArg("floor:nope", cfg); err == nil || !strings.Contains(err.Error(), `"floor:nope"`) {
+		t.Errorf("floor:nope: %v, want an error naming it", err)
+	}
+	_, plans, err := ComparePlans([]string{"floor", "floor:duktape"}, Choice{}, Settings{Runs: 2, Samples: 1, MinTime: time.Millisecond, Record: RecordTimes}, t.TempDir(), cfg, nil)
+	if err != nil || plans[0].Engine != "" || plans[1].Engine != engines.Duktape {
+		t.Errorf("plans of floor and floor:duktape: %v, %v", plans, err)
 	}
 }

@@ -19,10 +19,13 @@ type ProgramArg struct {
 	Kind     string // artifact.ProgramBridge or artifact.ProgramFloor
 	Codec    string // the reference bridge's codec
 	Bridge   string // the config's bridge, NAME or NAME@REV
+	Engine   string // the floor's engine, floor:ENGINE; "" for QuickJS's
 	Slowdown float64
 }
 
-// ParseProgramArg reads NAME[@REV][:slowdown=SHARE], REV being a revision of a user's bridge (merge-base:BRANCH too).
+// ParseProgramArg reads NAME[@REV][:slowdown=SHARE], REV being a revision of a user's bridge (merge-base:BRANCH too),
+// and floor:ENGINE[,slowdown=SHARE], the floor of an engine of engines.All, so that one session alternates the floors
+// of several engines.
 func ParseProgramArg(arg string, cfg *config.Config) (ProgramArg, error) {
 	name, rev, opts := SplitProgramArg(arg)
 	p := ProgramArg{Arg: arg}
@@ -33,6 +36,13 @@ func ParseProgramArg(arg string, cfg *config.Config) (ProgramArg, error) {
 		p.Kind, p.Bridge = artifact.ProgramBridge, name+"@"+rev
 	case name == artifact.ProgramFloor:
 		p.Kind = artifact.ProgramFloor
+		if first, rest, _ := strings.Cut(opts, ","); first != "" && !strings.Contains(first, "=") {
+			engine, _, err := FloorProgram(artifact.ProgramFloor + ":" + first)
+			if err != nil {
+				return p, err
+			}
+			p.Engine, opts = engine, rest
+		}
 	case slices.Contains(build.Codecs, name):
 		p.Kind, p.Codec = artifact.ProgramBridge, name
 	case cfg.Bridges[name].Build != "" || cfg.Bridges[name].Binary != "":
@@ -43,7 +53,7 @@ func ParseProgramArg(arg string, cfg *config.Config) (ProgramArg, error) {
 			known = append(known, b)
 		}
 		sort.Strings(known[1+len(build.Codecs):])
-		return p, fmt.Errorf("program %q: want one of %s (a bridge from the config, or floor or a codec), with options like :slowdown=0.10",
+		return p, fmt.Errorf("program %q: want one of %s (a bridge from the config, or floor or a codec), with options like :slowdown=0.10, or floor:ENGINE",
 			arg, strings.Join(known, ", "))
 	}
 	for _, opt := range strings.Split(opts, ",") {
@@ -88,7 +98,7 @@ func (p ProgramArg) FileName(i int, target string) string {
 	if p.Bridge != "" {
 		codec = FileRev(p.Bridge)
 	}
-	name := strings.TrimSuffix(DefaultName(target, p.Kind, codec, ""), ".json")
+	name := strings.TrimSuffix(DefaultName(target, p.Kind, codec, p.Engine), ".json")
 	if p.Slowdown > 0 {
 		name += "-slowdown" + strconv.FormatFloat(p.Slowdown, 'g', -1, 64)
 	}
@@ -110,7 +120,7 @@ func ComparePlans(args []string, c Choice, s Settings, outDir string, cfg *confi
 		if plans[i], err = NewPlan(parsed[i].Kind, c, s, "", outDir, cfg); err != nil {
 			return nil, nil, err
 		}
-		plans[i].Builder = builder
+		plans[i].Builder, plans[i].Engine = builder, parsed[i].Engine
 	}
 	return parsed, plans, nil
 }
