@@ -109,11 +109,12 @@ const (
 	groupWidth   = 0.8
 )
 
-// barColor is artifact i's colour: ten that stay apart (Tableau's), where plotutil's seven repeat from the eighth.
+// barColor is artifact i's colour: fourteen that stay apart (Tableau's ten, then near-black and three light ones),
+// where plotutil's seven repeat from the eighth.
 func barColor(i int) color.Color {
 	palette := []color.RGBA{{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255},
 		{148, 103, 189, 255}, {140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}, {188, 189, 34, 255},
-		{23, 190, 207, 255}}
+		{23, 190, 207, 255}, {30, 30, 30, 255}, {174, 199, 232, 255}, {152, 223, 138, 255}, {255, 152, 150, 255}}
 	if i < len(palette) {
 		return palette[i]
 	}

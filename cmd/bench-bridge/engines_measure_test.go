@@ -28,7 +28,7 @@ const enginesDir = "docs/reports/bench/engines"
 // at the artifacts written, in engines.All's order; scripts/doc-tables renders them.
 func TestMeasureEngines(t *testing.T) {
 	if os.Getenv("BB_MEASURE_ENGINES") != "1" {
-		t.Skip("a measurement of about 20 minutes: run scripts/measure-engines (BB_MEASURE_ENGINES=1)")
+		t.Skip("a measurement of about 12 minutes: run scripts/measure-engines (BB_MEASURE_ENGINES=1)")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
