@@ -447,16 +447,20 @@ func acrossOrigins(ds []artifact.Difference) bool {
 // withholdTimeVerdicts turns r's time verdicts into "not judged" and says, in a note and in what it returns, what
 // would judge them.
 func withholdTimeVerdicts(r *Result) string {
+	return withhold(r, "not judged by time: ×ref moves between CPUs, compilers and QuickJS builds by more than a "+
+		"regression; judge by instruction counts (--metric instructions), rerun both on one device (--confirm, "+
+		"bench-bridge compare), or read the device's own history (bench-bridge history changes); --across-origins "+
+		"judges anyway")
+}
+
+// withhold turns r's time verdicts into "not judged", says why in a note and returns it.
+func withhold(r *Result, why string) string {
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		if c.Verdict == Same || c.Verdict == Improved || c.Verdict == Regressed || c.Verdict == Unseen {
 			c.Verdict, c.Note, c.UnderMinimum = Unjudged, "", false
 		}
 	}
-	why := "not judged by time: ×ref moves between CPUs, compilers and QuickJS builds by more than a " +
-		"regression; judge by instruction counts (--metric instructions), rerun both on one device (--confirm, " +
-		"bench-bridge compare), or read the device's own history (bench-bridge history changes); --across-origins " +
-		"judges anyway"
 	r.Notes = append(r.Notes, Warning{Kind: NotJudged, Text: why})
 	return why
 }

@@ -34,7 +34,18 @@ func JudgePaired(base, cur *artifact.Artifact, baseFile, curFile string, o Optio
 		}
 		r.Cases = append(r.Cases, pairedCase(base, cur, name, o))
 	}
-	why := tooSmallToJudge(r)
+	why := ""
+	// One session pairs the processes, but two engines' ×ref divide by two different reference loops (and an
+	// interpreter's and a JIT's differ tenfold): as between origins in Judge, no verdict by time unless asked.
+	if ds := artifact.BeyondPrograms(artifact.Differences(base, cur)); acrossOrigins(ds) && !o.AcrossOrigins {
+		r.Method = Unjudgeable
+		why = withhold(r, fmt.Sprintf("not judged by time: %s and %s come from %s, whose ×ref are not one measure "+
+			"(each divides by its own ref_js_loop); read their ns/op side by side (docs/engines.md); gate "+
+			"--across-origins judges anyway", baseFile, curFile, artifact.Describe(ds)))
+	}
+	if why == "" {
+		why = tooSmallToJudge(r)
+	}
 	if why == "" {
 		why = undecided(r, o)
 	}

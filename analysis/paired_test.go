@@ -107,3 +107,27 @@ func TestJudgePairedNamesTooFewPairs(t *testing.T) {
 		t.Errorf("judged %v, not judged %q: want nothing judged, and what would judge it", res.Judged(), res.NotJudged)
 	}
 }
+
+// TestJudgePairedWithholdsAcrossEngines: two engines' floors measured in one session (compare floor floor:mujs) are
+// paired, but their ×ref divide by two different reference loops: no verdict by time, one note saying why, the same
+// in every view (the table's comparisons come from Compare); --across-origins judges them.
+func TestJudgePairedWithholdsAcrossEngines(t *testing.T) {
+	a, b := sessionPair(1, 0.5, 0.02)
+	a.Program, b.Program = artifact.ProgramFloor, artifact.ProgramFloor
+	a.Engine, b.Engine = artifact.Engine{Name: "quickjs", Version: "2025-04-26"}, artifact.Engine{Name: "mujs", Version: "1.3.6"}
+	res, err := Compare(Loaded{File: "a.json", Artifact: a}, Loaded{File: "b.json", Artifact: b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := verdicts(res)["script_to_host_scalar"]; v != Unjudged || res.Method != Unjudgeable || res.Judged() ||
+		!strings.Contains(res.NotJudged, "engines (quickjs 2025-04-26, mujs 1.3.6)") {
+		t.Errorf("two engines in one session: %s, method %s, not judged %q", v, res.Method, res.NotJudged)
+	}
+	res, err = Compare(Loaded{File: "a.json", Artifact: a}, Loaded{File: "b.json", Artifact: b}, Options{AcrossOrigins: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := verdicts(res)["script_to_host_scalar"]; v != Regressed || res.Method != Paired {
+		t.Errorf("two engines in one session, --across-origins: %s, method %s", v, res.Method)
+	}
+}
