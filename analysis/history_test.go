@@ -103,7 +103,7 @@ func TestFindChange(t *testing.T) {
 
 // NoiseOf takes from the history what it says of the artifact's device and program only.
 func TestNoiseOfIsTheDevicesOwn(t *testing.T) {
-	a := &artifact.Artifact{Target: "fake-a", Program: artifact.ProgramBridge, Codec: "json", Device: artifact.Device{CPUModel: "fake cpu"}}
+	a := &artifact.Artifact{Target: "fake-a", Kind: artifact.ProgramBridge, Codec: "json", Device: artifact.Device{CPUModel: "fake cpu"}}
 	key := history.DeviceOf(a, "").Key
 	h := &History{Noise: []trend.Noise{
 		{Program: "json bridge", Device: key, Case: "callback", Visible: 0.2},

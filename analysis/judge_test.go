@@ -215,7 +215,7 @@ func write(t *testing.T, path string, a *artifact.Artifact) {
 func TestLoadAndMatchDirectories(t *testing.T) {
 	bdir, cdir := t.TempDir(), t.TempDir()
 	floor := fake(t, 1, 0.02, base)
-	floor.Program, floor.Codec = artifact.ProgramFloor, ""
+	floor.Kind, floor.Codec = artifact.ProgramFloor, ""
 	write(t, filepath.Join(bdir, "linux.json"), fake(t, 1, 0.02, base))
 	write(t, filepath.Join(bdir, "floor-linux.json"), floor)
 	android := fake(t, 1, 0.02, base)

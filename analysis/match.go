@@ -63,7 +63,7 @@ func Load(path string) ([]Loaded, error) {
 
 // key is what matches a current artifact to its baseline: the target, the program and the codec.
 func key(a *artifact.Artifact) string {
-	return a.Target + "\x00" + a.Program + "\x00" + a.Codec
+	return a.Target + "\x00" + a.Kind + "\x00" + a.Codec
 }
 
 // Match pairs current artifacts with baselines of the same target, program and codec. With one artifact on each side

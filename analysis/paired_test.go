@@ -15,7 +15,7 @@ import (
 func sessionPair(seed uint64, change, noise float64) (*artifact.Artifact, *artifact.Artifact) {
 	r := rand.New(rand.NewPCG(seed, 3))
 	mk := func() *artifact.Artifact {
-		return &artifact.Artifact{Schema: artifact.Schema, Target: "linux", Program: artifact.ProgramBridge, Codec: "json",
+		return &artifact.Artifact{Schema: artifact.Schema, Target: "linux", Kind: artifact.ProgramBridge, Codec: "json",
 			Complete: true, Session: artifact.Session{ID: "s"}}
 	}
 	a, b := mk(), mk()
@@ -113,7 +113,7 @@ func TestJudgePairedNamesTooFewPairs(t *testing.T) {
 // in every view (the table's comparisons come from Compare); --across-origins judges them.
 func TestJudgePairedWithholdsAcrossEngines(t *testing.T) {
 	a, b := sessionPair(1, 0.5, 0.02)
-	a.Program, b.Program = artifact.ProgramFloor, artifact.ProgramFloor
+	a.Kind, b.Kind = artifact.ProgramFloor, artifact.ProgramFloor
 	a.Engine, b.Engine = artifact.Engine{Name: "quickjs", Version: "2025-04-26"}, artifact.Engine{Name: "mujs", Version: "1.3.6"}
 	res, err := Compare(Loaded{File: "a.json", Artifact: a}, Loaded{File: "b.json", Artifact: b}, Options{})
 	if err != nil {

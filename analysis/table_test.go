@@ -96,7 +96,7 @@ func TestNoIntervalIsADash(t *testing.T) {
 		r := 1.0
 		return artifact.Case{Name: name, SamplesNs: []float64{20}, MedianNs: 20, PILowNs: 20, PIHighNs: 20, PILevel: 0, RatioToRef: &r}
 	}
-	a := &artifact.Artifact{Target: "linux", Program: artifact.ProgramFloor, Complete: true,
+	a := &artifact.Artifact{Target: "linux", Kind: artifact.ProgramFloor, Complete: true,
 		Cases: []artifact.Case{one("ref_js_loop"), one("callback"), one("script_to_host_scalar")}}
 	table := Build([]Loaded{{"a.json", a}}, Options{}, nil)
 	for _, r := range table.Rows {

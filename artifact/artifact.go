@@ -30,10 +30,12 @@ const (
 
 // Artifact is one run of one program on one target.
 type Artifact struct {
-	Schema   int    `json:"schema"`
-	Tool     string `json:"tool"`
-	Target   string `json:"target"`
-	Program  string `json:"program"`
+	Schema int    `json:"schema"`
+	Tool   string `json:"tool"`
+	Target string `json:"target"`
+	// Kind is bridge or floor (ProgramBridge, ProgramFloor); its JSON key, program, is older than the word
+	// (docs/results.md#words) and kept for the artifacts' readers.
+	Kind     string `json:"program"`
 	Codec    string `json:"codec,omitempty"`
 	Complete bool   `json:"complete"`
 	// Engine is the JavaScript engine the program ran on. Schema 6: an older reader would take another engine's
@@ -469,11 +471,11 @@ func (a *Artifact) LabelNamingEngine() string {
 }
 
 func (a *Artifact) label(engine bool) string {
-	l := a.Program + " " + a.Target
+	l := a.Kind + " " + a.Target
 	switch {
-	case a.Program == ProgramFloor && engine && a.Engine.Name != "":
+	case a.Kind == ProgramFloor && engine && a.Engine.Name != "":
 		l = "floor " + a.Engine.Name + " " + a.Target
-	case a.Program == ProgramFloor:
+	case a.Kind == ProgramFloor:
 		l = "floor " + a.Target
 	case a.Codec != "":
 		l = a.Codec + " " + a.Target

@@ -282,8 +282,8 @@ func (a *Artifact) Validate() error {
 	if a.Target == "" {
 		return errors.New("field \"target\" is empty")
 	}
-	if a.Program != ProgramBridge && a.Program != ProgramFloor {
-		return fmt.Errorf("field \"program\" is %q, want %q or %q", a.Program, ProgramBridge, ProgramFloor)
+	if a.Kind != ProgramBridge && a.Kind != ProgramFloor {
+		return fmt.Errorf("field \"program\" is %q, want %q or %q", a.Kind, ProgramBridge, ProgramFloor)
 	}
 	if a.Engine.Name == "" && a.Engine.Version != "" || strings.ContainsAny(a.Engine.Name, " \t\n") {
 		return fmt.Errorf("field \"engine\" is {name %q, version %q}: want a name of one word, and a version only with a name", a.Engine.Name, a.Engine.Version)

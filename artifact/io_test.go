@@ -16,7 +16,7 @@ import (
 func sample() *Artifact {
 	r := 1.0
 	return &Artifact{
-		Schema: Schema, Tool: "bench-bridge test", Target: "linux", Program: ProgramBridge, Codec: "json", Complete: true,
+		Schema: Schema, Tool: "bench-bridge test", Target: "linux", Kind: ProgramBridge, Codec: "json", Complete: true,
 		StartedAt: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
 		Session:   Session{ID: "s1", Programs: []string{"json linux"}, Order: []int{0}, Seed: 1},
 		Processes: []Process{{CaseOrder: []string{"ref_js_loop"}, Protocol: 2}},

@@ -142,10 +142,10 @@ func (d *Device) model() string {
 
 // programName is "floor" or the bridge with its codec: "json bridge".
 func (a *Artifact) programName() string {
-	if a.Program == ProgramBridge && a.Codec != "" {
+	if a.Kind == ProgramBridge && a.Codec != "" {
 		return a.Codec + " bridge"
 	}
-	return a.Program
+	return a.Kind
 }
 
 // wordDiff returns the words of x missing from y and those of y missing from x: what two flag lines do not share.

@@ -30,7 +30,7 @@ func TestSameDeviceAndDifferences(t *testing.T) {
 		{"another engine", func(a *Artifact) { a.Device.QuickJS, a.Engine.Version = "2024-01-13", "2024-01-13" }, true, "different engines (quickjs 2025-04-26, quickjs 2024-01-13)"},
 		{"a program on another engine", func(a *Artifact) { a.Device.QuickJS, a.Engine = "", Engine{Name: "duktape", Version: "2.7.0"} }, true,
 			"different engines (quickjs 2025-04-26, duktape 2.7.0)"},
-		{"the floor", func(a *Artifact) { a.Program, a.Codec, a.Device.CFlags = ProgramFloor, "", "-O2" }, true,
+		{"the floor", func(a *Artifact) { a.Kind, a.Codec, a.Device.CFlags = ProgramFloor, "", "-O2" }, true,
 			"different programs (json bridge, floor), cflags (-DBB_CODEC_JSON, none)"},
 		{"another compiler", func(a *Artifact) { a.Device.Compiler = "clang 16" }, true, "different compilers (gcc 12.2.0, clang 16)"},
 		{"the same flags in another order", func(a *Artifact) { a.Device.CFlags = "-DBB_CODEC_JSON -O2" }, true, ""},
@@ -48,8 +48,8 @@ func TestSameDeviceAndDifferences(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-			a := &Artifact{Target: "linux", Program: ProgramBridge, Codec: "json", Device: native, Engine: quickjs, StartedAt: start, Session: Session{ID: "s1"}}
-			b := &Artifact{Target: "linux", Program: ProgramBridge, Codec: "json", Device: native, Engine: quickjs, StartedAt: start, Session: Session{ID: "s1"}}
+			a := &Artifact{Target: "linux", Kind: ProgramBridge, Codec: "json", Device: native, Engine: quickjs, StartedAt: start, Session: Session{ID: "s1"}}
+			b := &Artifact{Target: "linux", Kind: ProgramBridge, Codec: "json", Device: native, Engine: quickjs, StartedAt: start, Session: Session{ID: "s1"}}
 			tt.change(b)
 			if got := SameDevice(a, b); got != tt.same {
 				t.Errorf("SameDevice = %v, want %v", got, tt.same)
@@ -80,22 +80,22 @@ func TestBeyondPrograms(t *testing.T) {
 		want   string // Describe of what is left, "" for nothing
 	}{
 		{"the floor, another session", func(a *Artifact) {
-			a.Program, a.Codec, a.Device.CFlags, a.Session.ID = ProgramFloor, "", "-O2", "s2"
+			a.Kind, a.Codec, a.Device.CFlags, a.Session.ID = ProgramFloor, "", "-O2", "s2"
 		}, ""},
 		{"another codec, another session", func(a *Artifact) {
 			a.Codec, a.Device.CFlags, a.Session.ID = "fast", "-O2 -DBB_CODEC_FAST", "s2"
 		}, ""},
 		{"the floor with another compiler", func(a *Artifact) {
-			a.Program, a.Codec, a.Device.CFlags, a.Device.Compiler = ProgramFloor, "", "-O2", "clang 16"
+			a.Kind, a.Codec, a.Device.CFlags, a.Device.Compiler = ProgramFloor, "", "-O2", "clang 16"
 		}, "different compilers (gcc 12.2.0, clang 16)"},
 		{"the floor on another QuickJS", func(a *Artifact) {
-			a.Program, a.Codec, a.Device.QuickJS, a.Engine.Version = ProgramFloor, "", "2024-01-13", "2024-01-13"
+			a.Kind, a.Codec, a.Device.QuickJS, a.Engine.Version = ProgramFloor, "", "2024-01-13", "2024-01-13"
 		}, "different engines (quickjs 2025-04-26, quickjs 2024-01-13)"},
 		{"the floor with a define", func(a *Artifact) {
-			a.Program, a.Codec, a.Settings.Defines = ProgramFloor, "", []string{"BB_EXTRA_WORK"}
+			a.Kind, a.Codec, a.Settings.Defines = ProgramFloor, "", []string{"BB_EXTRA_WORK"}
 		}, "different defines (none, BB_EXTRA_WORK)"},
 		{"the floor on another CPU", func(a *Artifact) {
-			a.Program, a.Codec, a.Device.CPUModel = ProgramFloor, "", "Cortex-A53"
+			a.Kind, a.Codec, a.Device.CPUModel = ProgramFloor, "", "Cortex-A53"
 		}, "different CPUs (Xeon, Cortex-A53)"},
 		{"the same program in another session", func(a *Artifact) { a.Session.ID = "s2" }, "different sessions (s1, s2)"},
 		{"the same program with other flags", func(a *Artifact) { a.Device.CFlags = "-O3 -DBB_CODEC_JSON" },
@@ -103,8 +103,8 @@ func TestBeyondPrograms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := &Artifact{Program: ProgramBridge, Codec: "json", Device: native, Engine: quickjs, Session: Session{ID: "s1"}}
-			b := &Artifact{Program: ProgramBridge, Codec: "json", Device: native, Engine: quickjs, Session: Session{ID: "s1"}}
+			a := &Artifact{Kind: ProgramBridge, Codec: "json", Device: native, Engine: quickjs, Session: Session{ID: "s1"}}
+			b := &Artifact{Kind: ProgramBridge, Codec: "json", Device: native, Engine: quickjs, Session: Session{ID: "s1"}}
 			tt.change(b)
 			ds := Differences(a, b)
 			if len(ds) == 0 {
@@ -127,7 +127,7 @@ func TestLabelNamesAnotherEnginesFloor(t *testing.T) {
 		engine Engine
 		want   string
 	}{{quickjs, "floor linux"}, {Engine{}, "floor linux"}, {Engine{Name: "jsc", Version: "2.50.6"}, "floor jsc linux"}} {
-		a := &Artifact{Program: ProgramFloor, Target: "linux", Engine: tt.engine}
+		a := &Artifact{Kind: ProgramFloor, Target: "linux", Engine: tt.engine}
 		if got := a.Label(); got != tt.want {
 			t.Errorf("the floor of %+v: label %q, want %q", tt.engine, got, tt.want)
 		}

@@ -76,7 +76,7 @@ func linksHostLibrary(e engines.Engine) bool {
 // cached one built from the same sources, library and flags. An engine built from its pinned source, or embedded in
 // Go, builds for every toolchain; one that is this machine's library only with the host's; one whose library a Go
 // module carries for the toolchains it has a library for.
-func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.Writer) (*Program, error) {
+func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.Writer) (*Binary, error) {
 	e, err := engineFloor(engine)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.W
 	}
 	name := artifact.ProgramFloor + "-" + engine
 	// The flags recorded are those that change the program; the pinned engine's headers are in the cache.
-	prog := &Program{Kind: artifact.ProgramFloor, Compiler: compiler, CFlags: strings.Join(slices.Concat(tc.CFlags, flags.compile), " ")}
+	prog := &Binary{Kind: artifact.ProgramFloor, Compiler: compiler, CFlags: strings.Join(slices.Concat(tc.CFlags, flags.compile), " ")}
 	compile := flags.compile
 	if flags.include != "" {
 		compile = append(slices.Clone(compile), "-I", flags.include)

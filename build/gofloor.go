@@ -138,7 +138,7 @@ func goVersion(ctx context.Context) (string, error) {
 
 // BuildGoFloor builds the floor of e, an engine embedded in Go, for tc's Go target, or returns the cached one built
 // from the same sources with the same Go for the same target.
-func BuildGoFloor(ctx context.Context, tc Toolchain, e engines.Engine, log io.Writer) (*Program, error) {
+func BuildGoFloor(ctx context.Context, tc Toolchain, e engines.Engine, log io.Writer) (*Binary, error) {
 	target, err := GoTargetOf(tc)
 	if err != nil {
 		return nil, fmt.Errorf("the %s floor: %w", e.Name, err)
@@ -177,7 +177,7 @@ func BuildGoFloor(ctx context.Context, tc Toolchain, e engines.Engine, log io.Wr
 	}
 	dir := filepath.Join(cache, "gofloor", e.Name+"-"+target.GOOS+"-"+target.GOARCH+target.GOARM+"-"+hashOf(key...))
 	bin := filepath.Join(dir, artifact.ProgramFloor+"-"+e.Name)
-	prog := &Program{Kind: artifact.ProgramFloor, Path: bin, Compiler: version, CFlags: target.String() + " -trimpath"}
+	prog := &Binary{Kind: artifact.ProgramFloor, Path: bin, Compiler: version, CFlags: target.String() + " -trimpath"}
 	if _, err := os.Stat(bin); err == nil {
 		return prog, nil
 	}

@@ -16,8 +16,8 @@ import (
 	"github.com/bench-bridge/bench-bridge/artifact"
 )
 
-// Program is a bench program built for a toolchain, ready to push to a target.
-type Program struct {
+// Binary is the file a program was built into (docs/results.md#words) for a toolchain, ready to push to a target.
+type Binary struct {
 	Kind     string // artifact.ProgramBridge or artifact.ProgramFloor
 	Codec    string // the bridge's codec; empty for the floor
 	Path     string // the local binary
@@ -38,14 +38,14 @@ var Codecs = []string{"json", "fast", "binary"}
 // BuildProgram links the floor or the reference bridge with lib, or returns the cached binary built from the same
 // sources, library and flags. defines are extra compile-time options, NAME or NAME=VALUE (--define; the gate's A/B
 // proof switches its slowdown at run time instead); they are part of the cache key and of the recorded flags.
-func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec string, log io.Writer, defines ...string) (*Program, error) {
+func BuildProgram(ctx context.Context, tc Toolchain, lib *Library, kind, codec string, log io.Writer, defines ...string) (*Binary, error) {
 	return BuildProgramFrom(ctx, tc, lib, nil, kind, codec, log, defines...)
 }
 
 // BuildProgramFrom is BuildProgram from the C sources in src, every one, laid out as the embedded ones
 // (benchbridge.CSources): a copy of them with a change, such as a case a test adds to cases.def. A nil src is
 // BuildProgram's.
-func BuildProgramFrom(ctx context.Context, tc Toolchain, lib *Library, src fs.FS, kind, codec string, log io.Writer, defines ...string) (*Program, error) {
+func BuildProgramFrom(ctx context.Context, tc Toolchain, lib *Library, src fs.FS, kind, codec string, log io.Writer, defines ...string) (*Binary, error) {
 	var sources []string
 	var read func(string) ([]byte, error)
 	switch kind {
@@ -75,7 +75,7 @@ func BuildProgramFrom(ctx context.Context, tc Toolchain, lib *Library, src fs.FS
 	if codec != "" {
 		name += "-" + codec
 	}
-	prog := &Program{Kind: kind, Codec: codec, Compiler: lib.Compiler,
+	prog := &Binary{Kind: kind, Codec: codec, Compiler: lib.Compiler,
 		CFlags: strings.Join(append(append([]string{}, tc.CFlags...), defines...), " ")}
 	in := linkInputs{name: name, sources: sources, read: read, compile: slices.Concat(defines, []string{"-I", lib.Src}), link: lib.Objects,
 		key: []string{kind, codec, lib.Compiler, strings.Join(lib.Objects, " "), strings.Join(tc.CFlags, " "), strings.Join(tc.LDFlags, " "), strings.Join(defines, " ")}}

@@ -90,7 +90,7 @@ func ResolveRevision(ctx context.Context, dir, rev string) (Revision, error) {
 // worktree of its own (the user's checkout is not touched), the build command runs there, and the binary is kept in
 // the cache under the commit and the build settings, so that a second use builds nothing. The program records the
 // commit.
-func UserBridgeAt(ctx context.Context, tc Toolchain, lib *Library, name, dir, command, binary string, rev Revision, log io.Writer) (*Program, error) {
+func UserBridgeAt(ctx context.Context, tc Toolchain, lib *Library, name, dir, command, binary string, rev Revision, log io.Writer) (*Binary, error) {
 	at := name + "@" + rev.Rev
 	if command == "" {
 		return nil, fmt.Errorf("bridge %s: the bridge has no build command, so there is nothing to build at a revision (add build = \"...\")", at)
@@ -135,7 +135,7 @@ func UserBridgeAt(ctx context.Context, tc Toolchain, lib *Library, name, dir, co
 	}
 	slot := filepath.Join(cache, "bridges", name+"-"+rev.Short()+"-"+hashOf(key...))
 	cached := filepath.Join(slot, filepath.Base(binary))
-	found := func() (*Program, error) {
+	found := func() (*Binary, error) {
 		prog, err := UserBridge(ctx, tc, lib, name, slot, "", filepath.Base(binary), log)
 		if err != nil {
 			return nil, err

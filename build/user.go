@@ -32,7 +32,7 @@ type UserBuild struct {
 //	                                     compiling $BENCH_BRIDGE_HARNESS/*.c links too), harness.h (what a
 //	                                     bridge includes), cases.def (the case list) and case_table.h (the
 //	                                     reference programs' set-ups, loops and case table)
-func UserBridge(ctx context.Context, tc Toolchain, lib *Library, name, dir, command, binary string, log io.Writer) (*Program, error) {
+func UserBridge(ctx context.Context, tc Toolchain, lib *Library, name, dir, command, binary string, log io.Writer) (*Binary, error) {
 	path, err := filepath.Abs(filepath.Join(dir, binary))
 	if filepath.IsAbs(binary) {
 		path, err = binary, nil
@@ -42,7 +42,7 @@ func UserBridge(ctx context.Context, tc Toolchain, lib *Library, name, dir, comm
 	}
 	ub := UserBuild{CC: tc.CC, CXX: cxxFor(tc.CC), CFlags: strings.Join(tc.CFlags, " "), CXXFlags: strings.Join(tc.CFlags, " "),
 		LDFlags: strings.Join(tc.LDFlags, " ")}
-	prog := &Program{Kind: artifact.ProgramBridge, Codec: name, Path: path, User: &ub}
+	prog := &Binary{Kind: artifact.ProgramBridge, Codec: name, Path: path, User: &ub}
 	if command != "" {
 		// What the build was handed; the program's own `meta compiler` line, when it prints one, says more.
 		prog.Compiler = fmt.Sprintf("CC=%s CXX=%s (%s)", ub.CC, ub.CXX, lib.Compiler)

@@ -154,8 +154,8 @@ func DeviceOf(a *artifact.Artifact, name string) Device {
 
 // SeriesOf is the series a's numbers belong to on the device keyed device.
 func SeriesOf(a *artifact.Artifact, device string) SeriesKey {
-	program := a.Program
-	if a.Program == artifact.ProgramBridge && a.Codec != "" {
+	program := a.Kind
+	if a.Kind == artifact.ProgramBridge && a.Codec != "" {
 		program = a.Codec + " bridge"
 	}
 	// The series' quickjs column holds QuickJS's version, as it always has (so that a night of today continues the

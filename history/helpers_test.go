@@ -27,7 +27,7 @@ type night struct {
 // three samples each) and returns its path.
 func writeNight(t *testing.T, dir string, n night) string {
 	t.Helper()
-	a := &artifact.Artifact{Schema: artifact.Schema, Tool: "bench-bridge test", Target: n.target, Program: artifact.ProgramBridge,
+	a := &artifact.Artifact{Schema: artifact.Schema, Tool: "bench-bridge test", Target: n.target, Kind: artifact.ProgramBridge,
 		Codec: "json", Device: artifact.Device{OS: "Linux", Arch: "x86_64", CPUModel: n.cpu, Cores: 2, Compiler: "gcc 12.2.0",
 			CFlags: "-O2", QuickJS: "2025-04-26"}, Engine: artifact.Engine{Name: "quickjs", Version: "2025-04-26"},
 		Settings: artifact.Settings{Samples: 3, MinTimeNs: 1e6, Runs: 3}, StartedAt: n.start,

@@ -35,7 +35,7 @@ func TestItimerAgreesWithPerf(t *testing.T) {
 	// machine too.
 	secs := map[string]float64{"perf": 4, "itimer": 8}
 	for _, tool := range []string{"perf", "itimer"} {
-		res, err := Run(context.Background(), target, bin, dev, Options{Case: "script_to_host_scalar", Seconds: secs[tool], Tool: tool, OutDir: t.TempDir(), Log: io.Discard, Program: bin})
+		res, err := Run(context.Background(), target, bin, dev, Options{Case: "script_to_host_scalar", Seconds: secs[tool], Tool: tool, OutDir: t.TempDir(), Log: io.Discard, Binary: bin})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestProfileFallsBackToItimer(t *testing.T) {
 	testenv.Require(t, "perf", "apt-get install linux-perf")
 	target, bin, dev := bridgeProgram(t)
 	var log strings.Builder
-	res, err := Run(context.Background(), noPerfEvents{target}, bin, dev, Options{Case: "script_to_host_scalar", Seconds: 1, OutDir: t.TempDir(), Log: &log, Program: bin})
+	res, err := Run(context.Background(), noPerfEvents{target}, bin, dev, Options{Case: "script_to_host_scalar", Seconds: 1, OutDir: t.TempDir(), Log: &log, Binary: bin})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}

@@ -24,8 +24,8 @@ type Options struct {
 	Tool    string // a name from Tools, or "" for the target's best
 	OutDir  string // local directory for the raw output and data file
 	Log     io.Writer
-	// Program is the program as built on this machine: itimer's samples are symbolised against it.
-	Program string
+	// Binary is the program's binary on this machine (its path): itimer's samples are symbolised against it.
+	Binary string
 }
 
 // Result is a finished profile.
@@ -139,7 +139,7 @@ func runTool(ctx context.Context, t targets.Target, program string, dev artifact
 	switch {
 	case tool.InProcess:
 		res.Data = base + "." + tool.Name + ".data"
-		rep, err := collectInProcess(ctx, t, data, res.Data, o.Program, emulated)
+		rep, err := collectInProcess(ctx, t, data, res.Data, o.Binary, emulated)
 		if err != nil {
 			return nil, err
 		}

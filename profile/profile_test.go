@@ -72,7 +72,7 @@ func TestProfilersNameTheBoundaryAndQuickJS(t *testing.T) {
 				testenv.Require(t, tc.command, tc.install)
 			}
 			out := t.TempDir()
-			res, err := Run(context.Background(), target, bin, dev, Options{Case: "script_to_host_scalar", Seconds: tc.secs, Tool: tc.tool, OutDir: out, Log: io.Discard, Program: bin})
+			res, err := Run(context.Background(), target, bin, dev, Options{Case: "script_to_host_scalar", Seconds: tc.secs, Tool: tc.tool, OutDir: out, Log: io.Discard, Binary: bin})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -35,7 +35,7 @@ func TestAnEngineIsItsEntryAndItsFloor(t *testing.T) {
 	var log strings.Builder
 	job := &Job{Target: localTarget(t), Kind: artifact.ProgramFloor, Engine: "nulljs", Options: opts,
 		Out: filepath.Join(t.TempDir(), "floor-nulljs.json"), Log: &log}
-	prog, err := job.Program(context.Background())
+	prog, err := job.Binary(context.Background())
 	if err != nil {
 		t.Fatalf("building the nulljs floor: %v\n%s", err, log.String())
 	}
@@ -51,8 +51,8 @@ func TestAnEngineIsItsEntryAndItsFloor(t *testing.T) {
 		t.Fatalf("measuring the nulljs floor: %v\n%s", err, log.String())
 	}
 	a := results[0].Artifact
-	if a.Engine.Name != "nulljs" || a.Engine.Version != "0.1" || a.Program != artifact.ProgramFloor || len(a.Cases) != 1 ||
+	if a.Engine.Name != "nulljs" || a.Engine.Version != "0.1" || a.Kind != artifact.ProgramFloor || len(a.Cases) != 1 ||
 		a.Cases[0].Name != "ref_js_loop" || len(a.NotImplemented) != 0 {
-		t.Errorf("artifact: engine %+v, program %s, cases %+v, not implemented %v", a.Engine, a.Program, a.Cases, a.NotImplemented)
+		t.Errorf("artifact: engine %+v, program %s, cases %+v, not implemented %v", a.Engine, a.Kind, a.Cases, a.NotImplemented)
 	}
 }

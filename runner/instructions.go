@@ -56,11 +56,11 @@ func CheckValgrind(ctx context.Context, t targets.Target) error {
 // between a run of one loop unit and a run of u units, over the difference of their op counts: start-up, set-up and
 // the first unit's one-off costs cancel. u grows by 4 from 4 until the difference spans minSpan instructions.
 // Cases that fail are left out of the map and reported in the error; the others are still counted.
-func MeasureInstructions(ctx context.Context, t targets.Target, program string, names []string, log io.Writer, extra ...string) (map[string]float64, error) {
+func MeasureInstructions(ctx context.Context, t targets.Target, remote string, names []string, log io.Writer, extra ...string) (map[string]float64, error) {
 	out := map[string]float64{}
 	var failed []error
 	for _, name := range names {
-		v, err := caseInstructions(ctx, t, program, name, extra)
+		v, err := caseInstructions(ctx, t, remote, name, extra)
 		if err != nil {
 			failed = append(failed, fmt.Errorf("%s: instructions of %s: %w", t.Name(), name, err))
 			continue

@@ -36,7 +36,7 @@ type Job struct {
 	// Engine is the engine of the floor: "" or engines.Default for QuickJS's, else one of build.EngineFloors.
 	Engine string
 	// Builder, when set, makes the program instead of Build: the command layer's tests give programs of their own.
-	Builder func(context.Context, *Job) (*build.Program, error)
+	Builder func(context.Context, *Job) (*build.Binary, error)
 }
 
 // UserBridge is a bench program of the user's, declared in the config.
@@ -57,7 +57,7 @@ func (j *Job) Toolchain() (build.Toolchain, error) {
 }
 
 // Build fetches QuickJS if needed and builds (or finds in the cache) the job's program for its target's toolchain.
-func (j *Job) Build(ctx context.Context) (*build.Program, error) {
+func (j *Job) Build(ctx context.Context) (*build.Binary, error) {
 	tc, err := j.Toolchain()
 	if err != nil {
 		return nil, err
@@ -90,8 +90,8 @@ func (j *Job) Build(ctx context.Context) (*build.Program, error) {
 	return build.BuildProgram(ctx, tc, lib, j.Kind, j.Codec, j.Log, j.Defines...)
 }
 
-// Program is the job's program: from Builder when set, else from Build.
-func (j *Job) Program(ctx context.Context) (*build.Program, error) {
+// Binary is the job's program built: from Builder when set, else from Build.
+func (j *Job) Binary(ctx context.Context) (*build.Binary, error) {
 	if j.Builder != nil {
 		return j.Builder(ctx, j)
 	}
@@ -101,7 +101,7 @@ func (j *Job) Program(ctx context.Context) (*build.Program, error) {
 // prepared is a job whose program is built and pushed, ready to run processes as one program of a session.
 type prepared struct {
 	job    *Job
-	prog   *build.Program
+	prog   *build.Binary
 	remote string
 	art    *artifact.Artifact
 	m      *measurement
@@ -109,7 +109,7 @@ type prepared struct {
 
 // prepare builds the program, reads the device and pushes the program with push; the caller closes the target.
 func (j *Job) prepare(ctx context.Context, push func(context.Context, string) (string, error)) (*prepared, error) {
-	prog, err := j.Program(ctx)
+	prog, err := j.Binary(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (j *Job) prepare(ctx context.Context, push func(context.Context, string) (s
 		}
 	}
 	a := &artifact.Artifact{
-		Schema: artifact.Schema, Tool: Tool, Target: j.Target.Name(), Program: prog.Kind, Codec: prog.Codec,
+		Schema: artifact.Schema, Tool: Tool, Target: j.Target.Name(), Kind: prog.Kind, Codec: prog.Codec,
 		Device: dev,
 		Settings: artifact.Settings{Samples: j.Options.Samples, MinTimeNs: j.Options.MinTime.Nanoseconds(),
 			WarmupNs: j.Options.Warmup.Nanoseconds(), Slowdown: j.Options.Slowdown, SlowdownSteps: j.Options.SlowdownSteps, Defines: j.Defines,
@@ -186,7 +186,7 @@ func (p *prepared) finish(ctx context.Context, runErr error) (*artifact.Artifact
 // BinarySHA256 builds (or finds in the cache) the job's program and returns its sha256: whether it is the program
 // an artifact was measured with.
 func (j *Job) BinarySHA256(ctx context.Context) (string, error) {
-	prog, err := j.Program(ctx)
+	prog, err := j.Binary(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -227,7 +227,7 @@ func (j *Job) countInstructions(ctx context.Context, remote string, a *artifact.
 // of ours needs (a floor over a library engine of this machine, run on a board of its architecture), so that a board
 // without them is named with the packages to install, not by its loader's message. A static program (every other
 // program for a device) needs none, and nothing is asked of the device.
-func checkLibraries(ctx context.Context, t targets.Target, prog *build.Program) error {
+func checkLibraries(ctx context.Context, t targets.Target, prog *build.Binary) error {
 	missing, err := targets.MissingLibraries(ctx, t, build.Needs(prog.Path))
 	if err != nil || len(missing) == 0 {
 		return err

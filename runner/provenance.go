@@ -16,7 +16,7 @@ const notImplementedKey = "not_implemented."
 // recordProvenance fills what the artifact says about the program from what it reported (its meta lines) and how
 // it was built. A user's program gets a QuickJS version only when it reports one: it may be another engine. Its
 // codec is what it reports, and its compiler is what it reports beside what its build was handed.
-func recordProvenance(a *artifact.Artifact, prog *build.Program, meta map[string]string) {
+func recordProvenance(a *artifact.Artifact, prog *build.Binary, meta map[string]string) {
 	if len(meta) > 0 {
 		a.Meta = maps.Clone(meta)
 	}

@@ -159,8 +159,8 @@ func (o Options) sampleCap() int { return sampleCapFactor * max(o.Samples, 1) }
 // opts.Seed: the raw samples alone, without an artifact. A case that crashes the program or hangs is recorded as a failure and left out of the later processes;
 // the cases after it run in a new process. On a transport error or cancellation it returns what was measured so far
 // with the error.
-func measure(ctx context.Context, t targets.Target, program string, opts Options) (*Raw, error) {
-	m := newMeasurement(t, program, opts)
+func measure(ctx context.Context, t targets.Target, remote string, opts Options) (*Raw, error) {
+	m := newMeasurement(t, remote, opts)
 	for run := range max(opts.Runs, 1) {
 		if err := m.Process(ctx, run, CaseOrder(opts.Seed, run, opts.Cases)); err != nil {
 			return m.Raw, err
@@ -186,10 +186,10 @@ func NewSeed() uint64 { return rand.Uint64() }
 
 // measurement collects the processes of one program; a session interleaves the measurements of its programs.
 type measurement struct {
-	Raw     *Raw
-	target  targets.Target
-	program string
-	opts    Options
+	Raw    *Raw
+	target targets.Target
+	remote string
+	opts   Options
 	// protocol is the version the program spoke, 0 until its first process.
 	protocol int
 	// total counts the case runs asked for so far, for progress.
@@ -201,9 +201,9 @@ type measurement struct {
 	stateWarned bool
 }
 
-// newMeasurement prepares to run program (already pushed to t) with opts.
-func newMeasurement(t targets.Target, program string, opts Options) *measurement {
-	m := &measurement{Raw: &Raw{Meta: map[string]string{}}, target: t, program: program, opts: opts,
+// newMeasurement prepares to run the program at remote, its binary pushed to t, with opts.
+func newMeasurement(t targets.Target, remote string, opts Options) *measurement {
+	m := &measurement{Raw: &Raw{Meta: map[string]string{}}, target: t, remote: remote, opts: opts,
 		total: max(opts.Runs, 1) * len(opts.Cases), log: io.Discard}
 	m.Raw.notify = func(e Event) {
 		e.Target, e.Total, e.Done = t.Name(), m.total, m.done
@@ -436,7 +436,7 @@ func (s *osProcess) run(ctx context.Context) error {
 		}
 		io.Copy(io.Discard, pr)
 	}()
-	err := s.m.target.Run(ctx, s.m.program, s.args(), pw, &s.stderr)
+	err := s.m.target.Run(ctx, s.m.remote, s.args(), pw, &s.stderr)
 	pw.Close()
 	wg.Wait()
 	if cause := context.Cause(ctx); errors.Is(cause, errStalled) || errors.Is(cause, errCaseTimeout) {

@@ -162,7 +162,7 @@ func FuzzProcessOutput(f *testing.F) {
 				}
 			}
 		}
-		a := &artifact.Artifact{Schema: artifact.Schema, Target: "fuzz", Program: artifact.ProgramBridge}
+		a := &artifact.Artifact{Schema: artifact.Schema, Target: "fuzz", Kind: artifact.ProgramBridge}
 		Assemble(a, raw, o.Cases)
 		if err := a.Validate(); err != nil {
 			t.Fatalf("the runner assembled an artifact that Validate refuses: %v\noutput:\n%s", err, out)

@@ -30,7 +30,7 @@ func stateRaw(refNs []float64) *Raw {
 // keeps every process, and reads back as written.
 func TestMedianIsTheFastestStates(t *testing.T) {
 	raw := stateRaw([]float64{37, 23, 24, 38, 25, 37.5, 23.5, 24.5})
-	a := &artifact.Artifact{Schema: artifact.Schema, Target: "t", Program: "bridge"}
+	a := &artifact.Artifact{Schema: artifact.Schema, Target: "t", Kind: "bridge"}
 	Assemble(a, raw, []string{"ref_js_loop", "script_to_host_scalar"})
 	ref, call := a.Case("ref_js_loop"), a.Case("script_to_host_scalar")
 	if len(ref.Processes) != 8 || len(a.Processes) != 8 {

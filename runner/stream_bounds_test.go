@@ -73,8 +73,8 @@ func TestFinishWritesOnlyValidArtifacts(t *testing.T) {
 		o := Options{Cases: []string{"ref_js_loop", "a"}, Samples: 2, MinTime: time.Millisecond, Runs: 1, Stall: time.Minute}
 		tgt := scriptTarget{out: []byte(out)}
 		file := filepath.Join(t.TempDir(), "x.json")
-		p := &prepared{job: &Job{Target: tgt, Options: o, Out: file, Log: io.Discard}, prog: &build.Program{},
-			art: &artifact.Artifact{Schema: artifact.Schema, Target: target, Program: artifact.ProgramBridge},
+		p := &prepared{job: &Job{Target: tgt, Options: o, Out: file, Log: io.Discard}, prog: &build.Binary{},
+			art: &artifact.Artifact{Schema: artifact.Schema, Target: target, Kind: artifact.ProgramBridge},
 			m:   newMeasurement(tgt, "prog", o)}
 		if err := p.m.Process(context.Background(), 0, o.Cases); err != nil {
 			t.Fatal(err)

@@ -15,12 +15,12 @@ import (
 const listTimeout = time.Minute
 
 // ListCases asks the program which cases it implements (`PROG list`, docs/protocol.md).
-func ListCases(ctx context.Context, t targets.Target, program string) ([]string, error) {
+func ListCases(ctx context.Context, t targets.Target, remote string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
 	var out bytes.Buffer
 	var stderr tailBuffer
-	if err := t.Run(ctx, program, []string{"list"}, &out, &stderr); err != nil {
+	if err := t.Run(ctx, remote, []string{"list"}, &out, &stderr); err != nil {
 		return nil, fmt.Errorf("the program's list: %w (stderr: %s)", err, stderr.tail())
 	}
 	names := strings.Fields(out.String())

@@ -128,8 +128,8 @@ func (r Rerun) Job(t targets.Target, a *artifact.Artifact, names []string, out s
 	}
 	opts.Runs = max(a.Settings.Runs, opts.Runs, ConfirmRounds) // as many pairs as a compare: the paired test needs them
 	opts.Slowdown, opts.SlowdownSteps = a.Settings.Slowdown, a.Settings.SlowdownSteps
-	p := Plan{Kind: a.Program, Program: prog, Builder: r.Builder, Options: opts, Out: out}
-	if a.Program == artifact.ProgramFloor && a.Engine.Name != engines.Default {
+	p := Plan{Kind: a.Kind, Program: prog, Builder: r.Builder, Options: opts, Out: out}
+	if a.Kind == artifact.ProgramFloor && a.Engine.Name != engines.Default {
 		p.Engine = a.Engine.Name // another engine's floor is measured again on that engine, not on QuickJS
 	}
 	return p.Job(t, r.Log), nil
@@ -142,7 +142,7 @@ func programOf(a *artifact.Artifact, cfg *config.Config) (Program, error) {
 	if cfg.QuickJS.Src != "" {
 		p.QuickJSSrc = cfg.Resolve(cfg.QuickJS.Src)
 	}
-	if _, declared := cfg.Bridges[a.Codec]; !declared || a.Program != artifact.ProgramBridge || slices.Contains(build.Codecs, a.Codec) {
+	if _, declared := cfg.Bridges[a.Codec]; !declared || a.Kind != artifact.ProgramBridge || slices.Contains(build.Codecs, a.Codec) {
 		return p, nil
 	}
 	if len(p.Defines) > 0 {

@@ -64,7 +64,7 @@ func EngineFloors(ctx context.Context, plan Plan, t targets.Target, names []stri
 		p.Kind, p.Engine = artifact.ProgramFloor, name
 		p.Out = filepath.Join(dir, DefaultName(t.Name(), artifact.ProgramFloor, "", name))
 		job := p.Job(t, log)
-		if _, err := job.Program(ctx); err != nil {
+		if _, err := job.Binary(ctx); err != nil {
 			skipped = append(skipped, Skipped{Engine: name, Why: err})
 			continue
 		}

@@ -54,11 +54,11 @@ func TestEngineFloors(t *testing.T) {
 	defer tgt.Close()
 	refused := errors.New("no library for this target")
 	plan := Plan{Options: runner.Options{Cases: []string{"script_to_host_scalar"}, Runs: 2, Samples: 1},
-		Builder: func(_ context.Context, j *runner.Job) (*build.Program, error) {
+		Builder: func(_ context.Context, j *runner.Job) (*build.Binary, error) {
 			if j.Engine == engines.JSC {
 				return nil, refused
 			}
-			return &build.Program{}, nil
+			return &build.Binary{}, nil
 		}}
 	dir := t.TempDir()
 	jobs, skipped := EngineFloors(context.Background(), plan, tgt, []string{engines.QuickJS, engines.JSC, engines.MuJS}, dir, nil)

@@ -22,7 +22,7 @@ import (
 const TargetPlaceholder = "{target}"
 
 // BuildFunc makes a job's program; nil builds it for real (runner.Job.Build).
-type BuildFunc func(context.Context, *runner.Job) (*build.Program, error)
+type BuildFunc func(context.Context, *runner.Job) (*build.Binary, error)
 
 // Program is what a command's build flags resolve to with the config: the reference bridge's codec or a user's
 // bridge, QuickJS's source and compile-time options. Each job gets a copy of its own.

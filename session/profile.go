@@ -78,7 +78,7 @@ func (p Profiling) base(ctx context.Context, arg ProgramArg, c Choice) (*profile
 // when the profiler gives stacks (perf, simpleperf, itimer).
 func (p Profiling) one(ctx context.Context, kind string, prog Program, outDir string) (*profile.Result, error) {
 	job := Plan{Kind: kind, Program: prog, Builder: p.Builder}.Job(p.Target, p.Log)
-	built, err := job.Program(ctx)
+	built, err := job.Binary(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (p Profiling) one(ctx context.Context, kind string, prog Program, outDir st
 		return nil, err
 	}
 	res, err := profile.Run(ctx, p.Target, remote, device, profile.Options{Case: p.Case, Seconds: p.Seconds, Tool: p.Tool, OutDir: outDir,
-		Log: p.Log, Program: built.Path})
+		Log: p.Log, Binary: built.Path})
 	if err != nil {
 		return nil, err
 	}

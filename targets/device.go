@@ -268,7 +268,7 @@ func (r *device) Pull(ctx context.Context, remote, local string) error {
 // killed on the device through a command of its own, the kill script (dropping the stream leaves it running on most
 // devices), and its stream, which then ends, is read to the end; a stream that does not end is dropped after a short
 // wait.
-func (r *device) Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer) error {
+func (r *device) Run(ctx context.Context, command string, args []string, stdout, stderr io.Writer) error {
 	dir, pidFile, err := r.newPidFile(ctx)
 	if err != nil {
 		return err
@@ -288,13 +288,13 @@ func (r *device) Run(ctx context.Context, program string, args []string, stdout,
 			drop()
 		}
 	})
-	err = r.background(stream, dir, pidFile, program, args, stdout, stderr)
+	err = r.background(stream, dir, pidFile, command, args, stdout, stderr)
 	if !stop() {
 		drop()
 		<-killed
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("%s: %s: %w", r.label, path.Base(program), ctx.Err())
+		return fmt.Errorf("%s: %s: %w", r.label, path.Base(command), ctx.Err())
 	}
 	var exit *ExitError
 	var notStarted *startError
@@ -302,9 +302,9 @@ func (r *device) Run(ctx context.Context, program string, args []string, stdout,
 	case err == nil || errors.As(err, &exit):
 		return err
 	case errors.As(err, &notStarted):
-		return fmt.Errorf("%s: starting %s: %w", r.label, program, notStarted.err)
+		return fmt.Errorf("%s: starting %s: %w", r.label, command, notStarted.err)
 	}
-	return r.fail("connection lost while running "+path.Base(program), err)
+	return r.fail("connection lost while running "+path.Base(command), err)
 }
 
 // newPidFile is where the next program's pid goes, and the run's directory it is in: a file of that directory on a
@@ -327,11 +327,11 @@ func (r *device) newPidFile(ctx context.Context) (dir, pidFile string, err error
 // background runs the program with args under the run prefix, in a process group of its own whose leader's pid goes
 // to pidFile, and returns when it ends (as starter's start does): through the transport's start where it has one,
 // else with runScript in the device's shell, in the run's directory dir.
-func (r *device) background(ctx context.Context, dir, pidFile, program string, args []string, stdout, stderr io.Writer) error {
+func (r *device) background(ctx context.Context, dir, pidFile, command string, args []string, stdout, stderr io.Writer) error {
 	if s, ok := r.tr.(starter); ok {
-		return s.start(ctx, pidFile, slices.Concat(r.prefix, []string{program}, args), stdout, stderr)
+		return s.start(ctx, pidFile, slices.Concat(r.prefix, []string{command}, args), stdout, stderr)
 	}
-	status, err := r.tr.exec(ctx, runScript(dir, pidFile, r.prefix, program, args), nil, stdout, stderr)
+	status, err := r.tr.exec(ctx, runScript(dir, pidFile, r.prefix, command, args), nil, stdout, stderr)
 	if err != nil {
 		return err
 	}

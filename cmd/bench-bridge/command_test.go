@@ -132,12 +132,12 @@ func fakeBuild(t *testing.T) session.BuildFunc {
 	if err := os.WriteFile(path, []byte("fake"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return func(_ context.Context, j *runner.Job) (*build.Program, error) {
+	return func(_ context.Context, j *runner.Job) (*build.Binary, error) {
 		codec := j.Codec
 		if j.User != nil {
 			codec = j.User.Name
 		}
-		return &build.Program{Kind: j.Kind, Codec: codec, Path: path, Compiler: "fake cc"}, nil
+		return &build.Binary{Kind: j.Kind, Codec: codec, Path: path, Compiler: "fake cc"}, nil
 	}
 }
 
@@ -377,7 +377,7 @@ func TestGateConfirmCleansUpWhenTheBuildFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &artifact.Artifact{Target: "fake-a", Program: artifact.ProgramBridge, Codec: "gone"}
+	a := &artifact.Artifact{Target: "fake-a", Kind: artifact.ProgramBridge, Codec: "gone"}
 	pair := analysis.Pair{Baseline: analysis.Loaded{File: "base.json", Artifact: a}, Current: analysis.Loaded{File: "cur.json", Artifact: a}}
 	rerun := session.Rerun{Open: fs.factory.OpenTarget, Config: c, Log: fs.factory.IO.ErrOut}
 	err = rerun.Confirm(context.Background(), &analysis.Result{}, pair, analysis.Options{Metric: analysis.Time})
@@ -433,8 +433,8 @@ func TestEveryProgramKindOnTheFakeTarget(t *testing.T) {
 			t.Fatalf("%q: want %s.json alone in %s, found %q\n%s", tc.args, tc.file, outDir, found, fs.stderr.String())
 		}
 		a, err := artifact.Read(found[0])
-		if err != nil || a.Program != tc.program || a.Codec != tc.code || !a.Complete {
-			t.Errorf("%q: %s: %v, program %q codec %q", tc.args, found[0], err, a.Program, a.Codec)
+		if err != nil || a.Kind != tc.program || a.Codec != tc.code || !a.Complete {
+			t.Errorf("%q: %s: %v, program %q codec %q", tc.args, found[0], err, a.Kind, a.Codec)
 		}
 		if !strings.Contains(fs.stdout.String(), "script_to_host_scalar") {
 			t.Errorf("%q: no table on stdout:\n%s", tc.args, fs.stdout.String())

@@ -86,8 +86,8 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("%s: device %+v, timer overhead %v", a.Label(), a.Device, a.TimerOverheadNs)
 		}
 	}
-	if bridge.Codec != "json" || floor.Program != artifact.ProgramFloor {
-		t.Errorf("bridge codec %q, floor program %q", bridge.Codec, floor.Program)
+	if bridge.Codec != "json" || floor.Kind != artifact.ProgramFloor {
+		t.Errorf("bridge codec %q, floor program %q", bridge.Codec, floor.Kind)
 	}
 	// The generic JSON path must cost more per call than the direct C API: that is the whole finding.
 	if f, b := floor.Case("script_to_host_scalar").MedianNs, bridge.Case("script_to_host_scalar").MedianNs; !(b > f) {

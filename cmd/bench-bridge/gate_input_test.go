@@ -14,7 +14,7 @@ import (
 // medians (±1%), with instruction counts.
 func gateArtifact(t *testing.T, path string, refNs, scalarNs, refInstr float64) {
 	t.Helper()
-	a := &artifact.Artifact{Schema: artifact.Schema, Tool: "test", Target: "linux", Program: artifact.ProgramBridge, Codec: "json",
+	a := &artifact.Artifact{Schema: artifact.Schema, Tool: "test", Target: "linux", Kind: artifact.ProgramBridge, Codec: "json",
 		Complete: true, Device: artifact.Device{OS: "Linux", Arch: "x86_64", CPUModel: "Test CPU", Cores: 2, Compiler: "gcc"},
 		Failures: []artifact.Failure{}, Warnings: []string{}}
 	for _, c := range []struct {

@@ -20,7 +20,7 @@ import (
 func benchNight(d, n int, rng *rand.Rand) history.Entry {
 	names := cases.Names()
 	start := time.Date(2020, 1, 1, 3, 0, 0, 0, time.UTC).AddDate(0, 0, n)
-	a := &artifact.Artifact{Schema: artifact.Schema, Tool: "bench-bridge bench", Target: fmt.Sprintf("dev%d", d), Program: artifact.ProgramBridge,
+	a := &artifact.Artifact{Schema: artifact.Schema, Tool: "bench-bridge bench", Target: fmt.Sprintf("dev%d", d), Kind: artifact.ProgramBridge,
 		Codec: "json", Device: artifact.Device{Arch: "x86_64", CPUModel: fmt.Sprintf("cpu %d", d), Cores: 2, Compiler: "gcc", QuickJS: "q"},
 		Settings: artifact.Settings{Samples: 3, MinTimeNs: 1e6, Runs: 3}, StartedAt: start,
 		Session: artifact.Session{ID: fmt.Sprintf("d%dn%d", d, n), Programs: []string{"json"}, Order: []int{0, 0, 0}}}

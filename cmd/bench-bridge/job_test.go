@@ -32,18 +32,18 @@ func TestRerunJobIsWhatTheFlagsMake(t *testing.T) {
 		flagsCodec string // the build flags a measuring command gives for the same program
 		engine     string
 	}{
-		{&artifact.Artifact{Program: artifact.ProgramBridge, Codec: "fake"}, "fake", true, nil, 3, "", ""},
-		{&artifact.Artifact{Program: artifact.ProgramBridge, Codec: "binary",
+		{&artifact.Artifact{Kind: artifact.ProgramBridge, Codec: "fake"}, "fake", true, nil, 3, "", ""},
+		{&artifact.Artifact{Kind: artifact.ProgramBridge, Codec: "binary",
 			Settings: artifact.Settings{Defines: []string{"X=1"}, Samples: 5, MinTimeNs: 2e6}}, "binary", false, []string{"X=1"}, 5, "binary", ""},
-		{&artifact.Artifact{Program: artifact.ProgramFloor}, "", false, nil, 3, "", ""},
-		{&artifact.Artifact{Program: artifact.ProgramFloor, Engine: artifact.Engine{Name: "quickjs"}}, "", false, nil, 3, "", ""},
-		{&artifact.Artifact{Program: artifact.ProgramFloor, Engine: artifact.Engine{Name: "jsc", Version: "2.50.6"}}, "", false, nil, 3, "", "jsc"},
+		{&artifact.Artifact{Kind: artifact.ProgramFloor}, "", false, nil, 3, "", ""},
+		{&artifact.Artifact{Kind: artifact.ProgramFloor, Engine: artifact.Engine{Name: "quickjs"}}, "", false, nil, 3, "", ""},
+		{&artifact.Artifact{Kind: artifact.ProgramFloor, Engine: artifact.Engine{Name: "jsc", Version: "2.50.6"}}, "", false, nil, 3, "", "jsc"},
 	} {
 		job, err := (session.Rerun{Open: o.OpenTarget, Config: cfg, Builder: o.Builder, Log: o.IO.ErrOut}).Job(ft, tc.a, names, "out.json")
 		if err != nil {
 			t.Fatalf("%s: %v", tc.a.Label(), err)
 		}
-		if job.Kind != tc.a.Program || job.Codec != tc.codec || (job.User != nil) != tc.user || !slices.Equal(job.Defines, tc.defines) ||
+		if job.Kind != tc.a.Kind || job.Codec != tc.codec || (job.User != nil) != tc.user || !slices.Equal(job.Defines, tc.defines) ||
 			job.Options.Samples != tc.samples || !slices.Equal(job.Options.Cases, names) || job.Out != "out.json" ||
 			job.Options.Runs < session.CompareRounds || job.Target != ft || job.Engine != tc.engine {
 			t.Errorf("%s: job %+v", tc.a.Label(), job)
@@ -52,7 +52,7 @@ func TestRerunJobIsWhatTheFlagsMake(t *testing.T) {
 			t.Errorf("%s: the config's bridge %+v", tc.a.Label(), job.User)
 		}
 		if tc.flagsCodec != "" {
-			p, err := newPlan(tc.a.Program, buildFlags{session.Choice{Codec: tc.flagsCodec, Defines: tc.defines}}, measureFlags{Settings: session.Settings{Runs: 1, Samples: 1, MinTime: time.Millisecond, Record: session.RecordTimes}}, cfg)
+			p, err := newPlan(tc.a.Kind, buildFlags{session.Choice{Codec: tc.flagsCodec, Defines: tc.defines}}, measureFlags{Settings: session.Settings{Runs: 1, Samples: 1, MinTime: time.Millisecond, Record: session.RecordTimes}}, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

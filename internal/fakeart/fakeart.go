@@ -24,7 +24,7 @@ func Artifact(seed uint64, noise float64, medians map[string]float64) *artifact.
 // WithProcesses is Artifact with n processes.
 func WithProcesses(seed uint64, noise float64, medians map[string]float64, n int) *artifact.Artifact {
 	r := rand.New(rand.NewPCG(seed, 7))
-	a := &artifact.Artifact{Schema: artifact.Schema, Target: "linux", Program: artifact.ProgramBridge, Codec: "json", Complete: true}
+	a := &artifact.Artifact{Schema: artifact.Schema, Target: "linux", Kind: artifact.ProgramBridge, Codec: "json", Complete: true}
 	for _, name := range cases.Names() {
 		m, ok := medians[name]
 		if !ok {
