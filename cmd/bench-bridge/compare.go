@@ -59,11 +59,11 @@ With --gate it exits 3 when a program regressed against the first by the gate's 
 when a program could judge no case against it (no case in common, too few rounds; --allow-unjudged makes that
 0) or a case was left undecided within --budget.
 
-A program is floor, a codec of the reference bridge (json, fast, binary) or a bridge of the config, with
-options after a colon: json:slowdown=0.10 is the json bridge adding busy work worth 10% of each crossing,
-calibrated on the device at start-up (the same binary as json). A bridge of the config can be built at a
-revision of its repository: NAME@REV (a commit, tag or branch) or NAME@merge-base:BRANCH (where HEAD left
-BRANCH: a pull request's base), each in a worktree of its own, cached by commit (docs/bridge.md).
+A program is floor (floor:ENGINE another engine's), a codec of the reference bridge (json, fast, binary) or a
+bridge of the config, with options after a colon: json:slowdown=0.10 adds busy work worth 10% of each crossing,
+calibrated on the device (the same binary as json); two engines' floors are measured, not judged (docs/engines.md).
+A bridge of the config can be built at a revision: NAME@REV (a commit, tag or branch) or NAME@merge-base:BRANCH
+(where HEAD left BRANCH: a pull request's base), each in a worktree of its own, cached by commit (docs/bridge.md).
 
 The rounds are sequential: compare looks at the pairs as they come and stops as soon as every case's answer is
 clear (a change of at least --min-effect, or none that large), at the latest after --budget (default ` + session.CompareBudget.String() + `),
