@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -150,11 +151,22 @@ func TestAndroidGoEngineFloors(t *testing.T) {
 }
 
 // TestWebOSGoEngineFloors measures each Go floor on the dropbear board (webos: linux/arm GOARM=7 through binfmt),
-// uploaded through the shell, as there is no sftp, with no C toolchain on PATH.
+// uploaded through the shell, as there is no sftp, with no C toolchain on PATH; then goja's and wazero's as the
+// floors of an armel board (GOARM=5).
 func TestWebOSGoEngineFloors(t *testing.T) {
 	requireGoOnDevices(t)
 	b := sharedBoard.Get(t)
 	floors, built := goFloorsFor(t, "webos")
 	withoutCToolchain(t)
 	engineFloorsOn(t, "webos", floors, built, goCases, []string{"--host", b.Host(), "--identity", b.Identity, "--known-hosts", b.KnownHosts}, b.Log)
+	// The same board as any armel board (ARMv5TE on, soft float: GOARM=5), which a config target names with its
+	// toolchain: the floors a user of such a board would choose between, goja and wazero (its interpreter there).
+	cfg := filepath.Join(t.TempDir(), "bench-bridge.toml")
+	board := fmt.Sprintf("[targets.armel-board]\nkind = \"ssh\"\nhost = %q\ntoolchain = \"armel\"\n", b.Host())
+	if err := os.WriteFile(cfg, []byte(board), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	armel, built := goFloorsFor(t, "armel")
+	armel = slices.DeleteFunc(armel, func(e engineRelease) bool { return e.name != engines.Goja && e.name != "wazero" })
+	engineFloorsOn(t, "armel-board", armel, built, goCases, []string{"--config", cfg, "--identity", b.Identity, "--known-hosts", b.KnownHosts}, b.Log)
 }
