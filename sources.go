@@ -11,7 +11,7 @@ import (
 // the case list and the reference bridge. They are C files outside any Go package directory, because Go refuses C
 // files in a package without cgo.
 //
-//go:embed floor/floor.c floor/floor_jsc.c floor/floor_spidermonkey.cpp floor/floor_v8.cc floor/floor_v8_wasm.cc floor/floor_duktape.c floor/floor_mujs.c floor/floor_wasmtime.c floor/engine_cases.h cases/c/case_table.h cases/c/case_loops.h cases/c/cases.def cases/c/host_functions.h
+//go:embed floor/floor.c floor/floor_jsc.c floor/floor_spidermonkey.cpp floor/floor_v8.cc floor/floor_v8_wasm.cc floor/floor_duktape.c floor/floor_mujs.c floor/floor_wasmtime.c floor/engine_cases.h floor/node_addon.h cases/c/case_table.h cases/c/case_loops.h cases/c/cases.def cases/c/host_functions.h
 //go:embed cases/c/harness.h cases/c/harness_core.h cases/c/harness_internal.h cases/c/engine.h cases/c/harness.c
 //go:embed cases/c/harness_main.c cases/c/harness_measure.c cases/c/harness_timing.c cases/c/harness_memory.c
 //go:embed cases/c/harness_host.c cases/c/harness_scripts.c cases/c/itimer.c cases/c/itimer.h
@@ -32,6 +32,7 @@ const (
 	FloorMuJS         = "floor/floor_mujs.c"           // MuJS's floor
 	FloorWasmtime     = "floor/floor_wasmtime.c"       // Wasmtime's floor: the guest catalogue over its C API
 	EngineCases       = "floor/engine_cases.h"         // the case table of the floors besides QuickJS's
+	NodeAddon         = "floor/node_addon.h"           // what the floors that are node addons share
 	CaseTable         = "cases/c/case_table.h"
 	CaseLoops         = "cases/c/case_loops.h" // every case's set-up and timed loop, and the table, engine-free
 	CaseList          = "cases/c/cases.def"

@@ -141,7 +141,7 @@ func BuildEngineFloor(ctx context.Context, tc Toolchain, engine string, log io.W
 		prog.Path, err = linkCached(ctx, tc, in, log)
 		return prog, err
 	}
-	in.name += ".node"
+	in.name, in.sources = in.name+".node", append(in.sources, benchbridge.NodeAddon)
 	addon, err := linkCached(ctx, tc, in, log)
 	if err != nil {
 		return nil, err

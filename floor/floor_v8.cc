@@ -34,10 +34,9 @@
 
 #include "engine.h"
 #include "harness_core.h"
+#include "node_addon.h"
 
 #include "engine_cases.h"
-
-extern "C" int bb_harness_main(int argc, char **argv);
 
 const char *const bb_program = "floor";
 const char *const bb_codec = nullptr;
@@ -90,17 +89,8 @@ State *live;
 // call's string result (until the next call): engine_scratch's buffer, as utf8_all last grew it.
 char *scratch;
 
-// fail turns the exception try_catch caught into bb_error and returns -1.
-int fail(const v8::TryCatch &tc)
-{
-	if (!tc.HasCaught()) {
-		bb_error("V8 failed without an exception (terminated?)");
-		return -1;
-	}
-	v8::String::Utf8Value text(iso, tc.Exception());
-	bb_error("%s", *text ? *text : "exception that cannot be converted to a string");
-	return -1;
-}
+// fail turns the exception tc caught into bb_error and returns -1.
+int fail(const v8::TryCatch &tc) { return bb_node::fail(iso, tc); }
 
 // ==== Errors ====
 
@@ -681,21 +671,13 @@ void main_(const Args &info)
 	iso = info.GetIsolate();
 	Local<v8::Context> ctx = iso->GetCurrentContext();
 	Local<v8::Array> args = info[0].As<v8::Array>();
-	std::vector<std::string> words;
-	std::vector<char *> argv;
 
 	// node's stack formatter gives a context that is not node's its error's toString alone, no frames: the floor's
 	// contexts are V8's, and their stacks V8's own formatting (no way back to node's, which the run's end does not need)
 	iso->SetPrepareStackTraceCallback(nullptr);
 	for (int k = 0; k < K_COUNT; k++)
 		names[k].Set(iso, v8::String::NewFromUtf8(iso, words_of[k], v8::NewStringType::kInternalized).ToLocalChecked());
-	for (uint32_t i = 0; i < args->Length(); i++)
-		words.push_back(*v8::String::Utf8Value(iso, args->Get(ctx, i).ToLocalChecked()));
-	for (auto &w : words)
-		argv.push_back(w.data());
-	argv.push_back(nullptr);
-	int rc = bb_harness_main(int(words.size()), argv.data());
-	std::fflush(stdout);
+	int rc = bb_node::run_harness(iso, ctx, args);
 	info.GetReturnValue().Set(rc);
 }
 

@@ -42,10 +42,9 @@
 
 #include "engine.h"
 #include "harness_core.h"
+#include "node_addon.h"
 
 #include "wasm_guest.h"
-
-extern "C" int bb_harness_main(int argc, char **argv);
 
 const char *const bb_program = "floor";
 const char *const bb_codec = nullptr;
@@ -283,17 +282,8 @@ struct State {
 	std::string out; // the text of the last error_script_to_host call, as UTF-8
 };
 
-// fail turns the exception try_catch caught into bb_error and returns -1.
-int fail(const v8::TryCatch &tc)
-{
-	if (!tc.HasCaught()) {
-		bb_error("V8 failed without an exception (terminated?)");
-		return -1;
-	}
-	v8::String::Utf8Value text(iso, tc.Exception());
-	bb_error("%s", *text ? *text : "exception that cannot be converted to a string");
-	return -1;
-}
+// fail turns the exception tc caught into bb_error and returns -1.
+int fail(const v8::TryCatch &tc) { return bb_node::fail(iso, tc); }
 
 // sync adds the crossings the host counted to bb_crossings and gives it the busy work the harness asks for now.
 void sync()
@@ -569,8 +559,6 @@ void main_(const v8::FunctionCallbackInfo<Value> &info)
 	iso = info.GetIsolate();
 	Local<v8::Context> ctx = iso->GetCurrentContext();
 	Local<v8::Array> args = info[0].As<v8::Array>();
-	std::vector<std::string> words;
-	std::vector<char *> argv;
 
 	node_ctx.Reset(iso, ctx);
 	Local<v8::ArrayBuffer> wasm = v8::ArrayBuffer::New(iso, bb_wasm_guest_len);
@@ -579,13 +567,7 @@ void main_(const v8::FunctionCallbackInfo<Value> &info)
 	Local<v8::Float64Array> cells = v8::Float64Array::New(v8::ArrayBuffer::New(iso, HOOK_CELLS * sizeof(double)), 0, HOOK_CELLS);
 	hook_view.Reset(iso, cells);
 	hook = static_cast<double *>(cells->Buffer()->Data());
-	for (uint32_t i = 0; i < args->Length(); i++)
-		words.push_back(*v8::String::Utf8Value(iso, args->Get(ctx, i).ToLocalChecked()));
-	for (auto &w : words)
-		argv.push_back(w.data());
-	argv.push_back(nullptr);
-	int rc = bb_harness_main(int(words.size()), argv.data());
-	std::fflush(stdout);
+	int rc = bb_node::run_harness(iso, ctx, args);
 	// node disposes of the isolate after main returns: no handle may outlive it
 	hook_view.Reset();
 	guest.Reset();

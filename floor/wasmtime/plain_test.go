@@ -6,33 +6,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/floor/internal/plain"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
-
-// commandTimeout bounds each program the test runs: the compiler, the plain loop, the floor.
-const commandTimeout = 2 * time.Minute
-
-// output runs name with args within commandTimeout and returns its stdout.
-func output(name string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, name, args...).Output()
-	if ee, ok := err.(*exec.ExitError); ok {
-		err = fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, ee.Stderr)
-	}
-	return string(out), err
-}
 
 // TestFloorIsThePlainLoop: the Wasmtime floor's ×ref of script_to_host_scalar is within 1.5x of a plain C loop's over
 // the same guest, against the same library (plain.TestWith's comparison; a proof: scripts/test runs it alone).
@@ -60,19 +43,19 @@ func TestFloorIsThePlainLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(t.TempDir(), "plain")
-	if _, err := output(cc, slices.Concat([]string{"-O2", "-Wall", "-Wextra", "-Werror"}, compile,
+	if _, err := plain.Output(cc, slices.Concat([]string{"-O2", "-Wall", "-Wextra", "-Werror"}, compile,
 		[]string{filepath.Join("testdata", "plain.c")}, link, []string{"-o", bin})...); err != nil {
 		t.Fatal(err)
 	}
 	plainLoop := func() (refNs, scalarNs float64, err error) {
-		out, err := output(bin, guest, strconv.FormatInt(plain.MinTime.Nanoseconds(), 10), strconv.Itoa(plain.Runs))
+		out, err := plain.Output(bin, guest, strconv.FormatInt(plain.MinTime.Nanoseconds(), 10), strconv.Itoa(plain.Runs))
 		if err == nil {
 			_, err = fmt.Sscanf(out, "ref %g scalar %g", &refNs, &scalarNs)
 		}
 		return refNs, scalarNs, err
 	}
 	floor := func() (refNs, scalarNs float64, err error) {
-		out, err := output(prog.Path, plain.FloorArgs(plain.MinTime, plain.Runs)...)
+		out, err := plain.Output(prog.Path, plain.FloorArgs(plain.MinTime, plain.Runs)...)
 		if err != nil {
 			return 0, 0, err
 		}
