@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	benchbridge "github.com/bench-bridge/bench-bridge"
 	"github.com/bench-bridge/bench-bridge/artifact"
@@ -25,6 +26,10 @@ import (
 // from bench-bridge's own sources (benchbridge.GoSources and CSources, written out as a module with the go.mod and
 // go.sum that pin the engines), so an installed bench-bridge builds it from any directory; the go command fetches the
 // engines' modules on first use. The binary is cached under the sources, Go's version and the target.
+
+// goBuildTimeout bounds one go build of a floor: the first fetches the engines' modules and compiles them (QuickJS in
+// Go is a large package, about 20 s a target on a 2-core machine; a fresh root took minutes).
+const goBuildTimeout = 15 * time.Minute
 
 // GoTarget is what go build builds for: GOOS, GOARCH and GOARM ("" but for 32-bit ARM).
 type GoTarget struct {
@@ -211,6 +216,8 @@ func BuildGoFloor(ctx context.Context, tc Toolchain, e engines.Engine, log io.Wr
 	if e.Floor.GoTags != "" {
 		args = append(args, "-tags", e.Floor.GoTags)
 	}
+	ctx, cancel := context.WithTimeout(ctx, goBuildTimeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", append(args, "./"+pkg)...)
 	cmd.Dir = src
 	// The module's own go.mod and go.sum decide every version: no workspace, no vendor folder, no change to them.
