@@ -19,19 +19,8 @@ import (
 // calling a JavaScript host_add, against node's WebAssembly API alone.
 func TestFloorIsThePlainLoop(t *testing.T) {
 	testenv.SkipInShort(t, "times the floor against a plain loop")
-	e, err := engines.Lookup(engines.V8Wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := e.Check(engines.Local()); !st.Have {
-		testenv.Missing(t, e.Title+": "+st.Detail+": "+st.Fix)
-	}
-	ctx := context.Background()
-	prog, err := build.BuildEngineFloor(ctx, build.Host(), engines.V8Wasm, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	guest, err := build.WasmGuest(ctx, io.Discard)
+	floor := plain.BuiltFloor(t, engines.V8Wasm)
+	guest, err := build.WasmGuest(context.Background(), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,13 +30,6 @@ func TestFloorIsThePlainLoop(t *testing.T) {
 			_, err = fmt.Sscan(out, &refNs, &scalarNs)
 		}
 		return refNs, scalarNs, err
-	}
-	floor := func() (refNs, scalarNs float64, err error) {
-		out, err := plain.Output(prog.Path, plain.FloorArgs(plain.MinTime, plain.Runs)...)
-		if err != nil {
-			return 0, 0, err
-		}
-		return plain.ParseRatio(out)
 	}
 	plain.TestWith(t, plainLoop, floor)
 }

@@ -22,23 +22,13 @@ import (
 func TestFloorIsThePlainLoop(t *testing.T) {
 	testenv.SkipInShort(t, "times the floor against a plain loop")
 	cc := testenv.Require(t, "gcc", "apt-get install gcc libc6-dev (scripts/setup does it)")
-	e, err := engines.Lookup(engines.Wasmtime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := e.Check(engines.Local()); !st.Have {
-		testenv.Missing(t, e.Title+": "+st.Detail+": "+st.Fix)
-	}
+	floor := plain.BuiltFloor(t, engines.Wasmtime)
 	ctx := context.Background()
 	compile, link, err := build.EngineCompileFlags(ctx, build.Host(), engines.Wasmtime, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	guest, err := build.WasmGuest(ctx, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := build.BuildEngineFloor(ctx, build.Host(), engines.Wasmtime, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,13 +43,6 @@ func TestFloorIsThePlainLoop(t *testing.T) {
 			_, err = fmt.Sscanf(out, "ref %g scalar %g", &refNs, &scalarNs)
 		}
 		return refNs, scalarNs, err
-	}
-	floor := func() (refNs, scalarNs float64, err error) {
-		out, err := plain.Output(prog.Path, plain.FloorArgs(plain.MinTime, plain.Runs)...)
-		if err != nil {
-			return 0, 0, err
-		}
-		return plain.ParseRatio(out)
 	}
 	plain.TestWith(t, plainLoop, floor)
 }

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bench-bridge/bench-bridge/build"
+	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/harness"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
@@ -196,5 +198,30 @@ func Bench(b *testing.B, loop func(tb testing.TB, script string) Loop) {
 				b.Fatal(err)
 			}
 		})
+	}
+}
+
+// BuiltFloor builds engine's floor for this machine, or fails (in CI) or skips t when this machine lacks what the
+// engine needs, and returns how to measure it: the floor program run with FloorArgs, its output read by ParseRatio.
+// It is the floor's side of TestWith for a floor that is a program of its own (a C floor, a node addon).
+func BuiltFloor(t *testing.T, engine string) Measure {
+	t.Helper()
+	e, err := engines.Lookup(engine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := e.Check(engines.Local()); !st.Have {
+		testenv.Missing(t, e.Title+": "+st.Detail+": "+st.Fix)
+	}
+	prog, err := build.BuildEngineFloor(context.Background(), build.Host(), engine, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() (refNs, scalarNs float64, err error) {
+		out, err := Output(prog.Path, FloorArgs(MinTime, Runs)...)
+		if err != nil {
+			return 0, 0, err
+		}
+		return ParseRatio(out)
 	}
 }
