@@ -13,7 +13,6 @@ import (
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/internal/devroot"
-	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // engineCases are what the other engines' floors measure on a device: the least that proves that a floor built for
@@ -85,13 +84,7 @@ func TestWebOSEngineFloors(t *testing.T) {
 // dynamically against the library by the host's compiler.
 func TestLibraryEngineFloorOnABoard(t *testing.T) {
 	requireCC(t)
-	e, err := engines.Lookup(engines.JSC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := e.Check(engines.Local()); !st.Have {
-		testenv.Missing(t, e.Title+": "+st.Detail+": "+st.Fix)
-	}
+	requireEngine(t, engines.JSC)
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the dropbear board's userland is x86_64")
 	}

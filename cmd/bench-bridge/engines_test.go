@@ -10,7 +10,6 @@ import (
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/engines"
-	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // TestEnginesListsEveryEngine: `bench-bridge engines` has a row for each engine, with whether bench-bridge has its
@@ -62,13 +61,7 @@ func TestEngineFloors(t *testing.T) {
 	requireCC(t)
 	for _, name := range build.EngineFloors() {
 		t.Run(name, func(t *testing.T) {
-			e, err := engines.Lookup(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st := e.Check(engines.Local()); !st.Have {
-				testenv.Missing(t, e.Title+": "+st.Detail+": "+st.Fix)
-			}
+			requireEngine(t, name)
 			out := filepath.Join(t.TempDir(), "floor.json")
 			stdout, stderr, code := run(t, "floor", localName(), "--engine", name, "--runs", "1", "--samples", "1", "--min-time", "1ms", "--out", out)
 			if code != 0 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bench-bridge/bench-bridge/engines"
 	"github.com/bench-bridge/bench-bridge/internal/adbsim"
 	"github.com/bench-bridge/bench-bridge/internal/devroot"
 	"github.com/bench-bridge/bench-bridge/internal/testenv"
@@ -126,3 +127,16 @@ func useAndroid(t *testing.T, d androidDevice) *devroot.Android {
 
 // sharedBoard is the dropbear + busybox board of every test that needs one; none takes it away.
 var sharedBoard = testenv.NewShared("the dropbear board", devroot.StartBoard)
+
+// requireEngine fails (in CI) or skips t where this machine lacks what engine's floor is built with, saying how to
+// install it.
+func requireEngine(t *testing.T, name string) {
+	t.Helper()
+	e, err := engines.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := e.Check(engines.Local()); !st.Have {
+		testenv.Missing(t, e.Title+": "+st.Detail+": "+st.Fix)
+	}
+}

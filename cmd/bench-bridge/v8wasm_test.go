@@ -10,7 +10,6 @@ import (
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/engines"
-	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // TestV8WasmFloor measures V8's WebAssembly's floor (node running its addon, the guest hosted by JavaScript) on this
@@ -19,13 +18,7 @@ import (
 // crossings, counted in JavaScript, get the busy work of --slowdown.
 func TestV8WasmFloor(t *testing.T) {
 	requireCC(t)
-	e, err := engines.Lookup(engines.V8Wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := e.Check(engines.Local()); !st.Have {
-		testenv.Missing(t, e.Title+": "+st.Detail+": "+st.Fix)
-	}
+	requireEngine(t, engines.V8Wasm)
 	out := filepath.Join(t.TempDir(), "floor.json")
 	stdout, stderr, code := run(t, "floor", localName(), "--engine", engines.V8Wasm, "--runs", "1", "--samples", "1", "--min-time", "1ms", "--out", out)
 	if code != 0 {

@@ -10,7 +10,6 @@ import (
 	"github.com/bench-bridge/bench-bridge/build"
 	"github.com/bench-bridge/bench-bridge/cases"
 	"github.com/bench-bridge/bench-bridge/engines"
-	"github.com/bench-bridge/bench-bridge/internal/testenv"
 )
 
 // wasmtimeRelease is the Wasmtime floor as an artifact names it: the release of the library go.mod pins.
@@ -21,13 +20,7 @@ var wasmtimeRelease = engineRelease{engines.Wasmtime, engines.WasmtimeModule.Sho
 func requireWasmtime(t *testing.T) {
 	t.Helper()
 	requireCC(t)
-	e, err := engines.Lookup(engines.Wasmtime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := e.Check(engines.Local()); !st.Have {
-		testenv.Missing(t, e.Title+": "+st.Detail+": "+st.Fix)
-	}
+	requireEngine(t, engines.Wasmtime)
 }
 
 // TestWasmtimeFloor measures the Wasmtime floor on this machine, every case of the catalogue once with the smallest
